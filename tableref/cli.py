@@ -1,0 +1,57 @@
+"""The ``tableref`` command line.
+
+Each group of subcommands lives in its own module exposing ``register(subparsers)``;
+this module only collects them. A module that fails to import (for example an
+optional dependency missing) is reported when its command is used, not at start.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# (module, commands it provides) -- keep in sync with each module's register().
+COMMAND_MODULES = [
+    "tableref.cli_referee",   # marriage ..., desmoche ...
+    "tableref.cli_vision",    # detect, train, evaluate
+    "tableref.cli_table",     # watch, simulate, markers
+    "tableref.cli_web",       # serve
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tableref",
+        description="Referee and scorekeeper for Desmoche and Marriage played with real cards.",
+    )
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"tableref {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # module not written yet
+                continue
+            raise
+        mod.register(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        rc = args.func(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return int(rc or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,33 @@
+"""``tableref marriage ...`` and ``tableref desmoche ...``: the JSON rules commands.
+
+Each reads one JSON request from a file or ``-`` (stdin) and prints one JSON
+response. Bad input exits with status 2 and ``{"error": ...}``.
+The request handlers live in ``tableref.requests_marriage`` and
+``tableref.requests_desmoche``.
+"""
+from __future__ import annotations
+
+import importlib
+
+from .jsonio import run_json_command
+
+GAMES = {
+    "marriage": ("tableref.requests_marriage", "Marriage (Matrimonio), three packs"),
+    "desmoche": ("tableref.requests_desmoche", "Desmoche, one pack"),
+}
+
+
+def register(sub) -> None:
+    for game, (module_name, title) in GAMES.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue
+            raise
+        gp = sub.add_parser(game, help=f"{title}: JSON rules commands")
+        gsub = gp.add_subparsers(dest="action", metavar="ACTION", required=True)
+        for action, (handler, help_text) in module.COMMANDS.items():
+            ap = gsub.add_parser(action, help=help_text, description=help_text)
+            ap.add_argument("request", help="JSON request file, or - for standard input")
+            ap.set_defaults(func=lambda args, h=handler: run_json_command(args.request, h))

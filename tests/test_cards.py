@@ -1,0 +1,44 @@
+import pytest
+
+from referee.cards import Card, check_copies, format_cards, full_pack, packs, parse_card, parse_cards
+from referee.errors import CardError
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [("10H", "10H"), ("TH", "10H"), ("th", "10H"), ("AS", "AS"), ("Q♦", "QD"), ("K♣", "KC"), ("2♥", "2H"), ("J♠", "JS"), ("1C", "AC")],
+)
+def test_parse_canonical(text, expected):
+    assert str(parse_card(text)) == expected
+
+
+@pytest.mark.parametrize("bad", ["", "X", "11H", "10X", "ZZ", 5, None, "AHS"])
+def test_parse_rejects(bad):
+    with pytest.raises(CardError):
+        parse_card(bad)
+
+
+def test_error_names_field():
+    with pytest.raises(CardError) as info:
+        parse_cards(["AS", "1X"], "cards")
+    assert info.value.field == "cards[1]"
+    assert "1X" in info.value.message
+
+
+def test_packs():
+    assert len(full_pack()) == 52 and len(set(full_pack())) == 52
+    assert len(packs(3)) == 156
+
+
+def test_copies():
+    check_copies([Card(1, "S")] * 3, 3)
+    with pytest.raises(CardError):
+        check_copies([Card(1, "S")] * 4, 3)
+    with pytest.raises(CardError):
+        check_copies(parse_cards(["AS", "AS"]), 1)
+
+
+def test_properties():
+    c = parse_card("AH")
+    assert c.is_red and c.color == "red" and c.high_rank == 14
+    assert format_cards(parse_cards("10H, AS")) == ["10H", "AS"]

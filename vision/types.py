@@ -1,0 +1,55 @@
+"""The data that flows out of ``vision``: per-frame observations of physical cards.
+
+These are the only types the table session (``tableref.session``) consumes from
+vision. Coordinates are image pixels of the frame they came from.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class DetectedCard:
+    """One physical card seen in one image.
+
+    ``card`` is the canonical notation (``"10H"``, ``"AS"``); ``box`` is
+    ``(x1, y1, x2, y2)`` covering the whole card where it can be inferred (else the
+    visible index); ``quad`` the card's four corners ``[[x, y] * 4]`` (top-left,
+    top-right, bottom-right, bottom-left of the card face as printed) or None;
+    ``indices`` the boxes of the corner indices that support it.
+    """
+
+    card: str
+    confidence: float
+    box: tuple[float, float, float, float]
+    quad: list[list[float]] | None = None
+    indices: list[tuple[float, float, float, float]] = field(default_factory=list)
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        if self.quad:
+            xs = [p[0] for p in self.quad]
+            ys = [p[1] for p in self.quad]
+            return (sum(xs) / 4.0, sum(ys) / 4.0)
+        x1, y1, x2, y2 = self.box
+        return ((x1 + x2) / 2.0, (y1 + y2) / 2.0)
+
+    def to_json(self) -> dict:
+        return {
+            "card": self.card,
+            "confidence": round(float(self.confidence), 4),
+            "box": [round(float(v), 1) for v in self.box],
+            "quad": [[round(float(x), 1), round(float(y), 1)] for x, y in self.quad] if self.quad else None,
+        }
+
+
+@dataclass
+class FrameObservation:
+    """All cards detected in one frame, with the frame's timestamp (seconds)."""
+
+    t: float
+    width: int
+    height: int
+    cards: list[DetectedCard]
+    sharpness: float = 1.0          # relative focus measure; low = motion blur
+    occluded: bool = False          # e.g. a hand/arm over the table detected

@@ -1,0 +1,1 @@
+"""The Flask app: thin views over the table session and the ledger."""
