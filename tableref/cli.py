@@ -13,7 +13,8 @@ import sys
 # (module, commands it provides) -- keep in sync with each module's register().
 COMMAND_MODULES = [
     "tableref.cli_referee",   # marriage ..., desmoche ...
-    "tableref.cli_vision",    # detect, train, evaluate
+    "tableref.cli_train",     # dataset, train (training-data generator and model training)
+    "tableref.cli_vision",    # detect, evaluate, bench-detect
     "tableref.cli_table",     # watch, simulate, markers
     "tableref.cli_web",       # serve
 ]
