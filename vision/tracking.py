@@ -1,0 +1,400 @@
+"""Follow physical cards across frames and publish a stable table state.
+
+Usage (one call per analysed frame; pure, no I/O, a few ms per frame)::
+
+    from vision.zones import default_zones
+    from vision.tracking import TableTracker
+
+    zones = default_zones(4, (1280, 720))
+    tracker = TableTracker(zones)                 # stable_seconds=0.6 by default
+    for obs in observations:                      # vision.types.FrameObservation
+        table = tracker.update(obs)               # vision.table_state.StableTable or None
+        if table is not None and table.changed:
+            for seat in table.seats:
+                print(seat.name, [m.labels for m in seat.melds], [c.card for c in seat.loose])
+            print("centre", [c.card for c in table.centre])
+
+How it decides
+--------------
+* **Matching**: each detection is matched to a track greedily by a score made
+  of box IoU, centre distance (relative to the card's size) and a small bonus
+  for the same label. Two identical cards at different places are different
+  tracks (matching is by place, not by label).
+* **Birth**: a new detection becomes a *tentative* track; it is *confirmed*
+  (exists on the table) after ``min_hits`` sharp frames spanning at least
+  ``min_seen_seconds``. Tentative tracks that vanish quickly are dropped —
+  a card flashed in a hand never exists.
+* **Label**: every sharp frame votes for its label with its confidence; the
+  label is the vote winner, changed only when another label leads by
+  ``label_switch`` (hysteresis). Old votes decay (``vote_decay``) so a card
+  swapped in place is eventually re-read.
+* **Death**: a confirmed track is gone after it has been missed for
+  ``miss_seconds`` of *clear* time. Frames that are blurred
+  (``obs.sharpness < min_sharpness``), flagged ``obs.occluded``, or in which a
+  burst of confirmed cards vanished at once (a hand or an arm over the table)
+  are *frozen*: no births, no deaths, no votes, and the stability clock restarts.
+  Missed cards keep their last position meanwhile.
+* **Publication**: the per-seat layout (melds, order, loose cards, centre,
+  labels) is computed from confirmed tracks every clear frame; when it has not
+  changed for ``stable_seconds`` it is published as a new
+  :class:`~vision.table_state.StableTable` version (``changed=True``). Until the
+  first publication, :meth:`TableTracker.update` returns None; afterwards it
+  returns the latest published state (``changed=False`` when nothing new).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field, replace
+
+import cv2
+import numpy as np
+
+from .layout import GAP_FRAC, ROW_FRAC, group_melds
+from .table_state import Meld, SeatState, StableTable, TableCard
+from .types import DetectedCard, FrameObservation
+from .zones import TableZones
+
+
+@dataclass
+class Track:
+    """A physical card followed across frames (internal state, exposed for overlays)."""
+
+    id: int
+    box: np.ndarray                     # (4,) x1 y1 x2 y2, image pixels (smoothed)
+    quad: np.ndarray | None             # (4, 2) or None
+    first_t: float
+    last_t: float                       # last frame it was matched
+    votes: dict[str, float] = field(default_factory=dict)
+    label: str = ""
+    hits: int = 0                       # sharp frames matched
+    matched_frames: int = 0
+    missed_clear: float = 0.0           # seconds missed in clear (non-frozen) frames
+    confirmed: bool = False
+    last_conf: float = 0.0
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        if self.quad is not None:
+            c = self.quad.mean(axis=0)
+            return (float(c[0]), float(c[1]))
+        x1, y1, x2, y2 = self.box
+        return ((x1 + x2) / 2.0, (y1 + y2) / 2.0)
+
+    @property
+    def size(self) -> float:
+        x1, y1, x2, y2 = self.box
+        return math.sqrt(max((x2 - x1) * (y2 - y1), 1.0))
+
+    @property
+    def vote_share(self) -> float:
+        tot = sum(self.votes.values())
+        return self.votes.get(self.label, 0.0) / tot if tot > 0 else 0.0
+
+    def outline(self) -> np.ndarray:
+        """Image outline (4, 2): the quad if known, else the box corners."""
+        if self.quad is not None:
+            return self.quad.astype(np.float32)
+        x1, y1, x2, y2 = self.box
+        return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float32)
+
+
+def _iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU between boxes a (N, 4) and b (M, 4)."""
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)))
+    ix1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    iy1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    ix2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    iy2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(ix2 - ix1, 0, None) * np.clip(iy2 - iy1, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    union = area_a[:, None] + area_b[None, :] - inter
+    return inter / np.maximum(union, 1e-9)
+
+
+class TableTracker:
+    """Tracks cards across :class:`~vision.types.FrameObservation`s and publishes stable table states.
+
+    All time parameters are seconds of frame time (``obs.t``), so a video read
+    as fast as possible behaves exactly as in real time.
+    """
+
+    def __init__(self, zones: TableZones, *,
+                 stable_seconds: float = 0.6,
+                 min_hits: int = 2,
+                 min_seen_seconds: float = 0.15,
+                 miss_seconds: float = 2.0,
+                 tentative_miss_seconds: float = 0.5,
+                 min_sharpness: float = 0.5,
+                 min_confidence: float = 0.25,
+                 burst_fraction: float = 0.3,
+                 burst_min_cards: int = 2,
+                 burst_hold_seconds: float = 0.4,
+                 label_switch: float = 1.25,
+                 vote_decay: float = 0.97,
+                 smooth: float = 0.5,
+                 gap_frac: float = GAP_FRAC,
+                 row_frac: float = ROW_FRAC,
+                 min_meld_size: int = 2):
+        self.zones = zones
+        self.stable_seconds = stable_seconds
+        self.min_hits = min_hits
+        self.min_seen_seconds = min_seen_seconds
+        self.miss_seconds = miss_seconds
+        self.tentative_miss_seconds = tentative_miss_seconds
+        self.min_sharpness = min_sharpness
+        self.min_confidence = min_confidence
+        self.burst_fraction = burst_fraction
+        self.burst_min_cards = burst_min_cards
+        self.burst_hold_seconds = burst_hold_seconds
+        self.label_switch = label_switch
+        self.vote_decay = vote_decay
+        self.smooth = smooth
+        self.gap_frac = gap_frac
+        self.row_frac = row_frac
+        self.min_meld_size = min_meld_size
+        self.reset()
+
+    # ---- public -------------------------------------------------------------------------
+    def reset(self) -> None:
+        """Forget everything (new hand, new calibration)."""
+        self.tracks: list[Track] = []
+        self._ids = itertools.count(1)
+        self._last_t: float | None = None
+        self._frozen_until = -math.inf
+        self._pending_sig = None
+        self._pending_since: float | None = None
+        self._pending_table: StableTable | None = None
+        self._published: StableTable | None = None
+        self._published_sig = None
+        self.frozen = False                 # was the last frame frozen?
+        self.freeze_reason = ""
+
+    @property
+    def published(self) -> StableTable | None:
+        """The latest published stable table (None before the first)."""
+        return self._published
+
+    def confirmed_tracks(self) -> list[Track]:
+        return [t for t in self.tracks if t.confirmed]
+
+    def update(self, obs: FrameObservation) -> StableTable | None:
+        """Feed one frame's detections; return the latest stable table (None before the first)."""
+        t = float(obs.t)
+        dt = 0.0 if self._last_t is None else max(0.0, t - self._last_t)
+        if self._last_t is not None and t < self._last_t - 1.0:
+            # time went backwards (a looped file, a new source): start over
+            self.reset()
+            dt = 0.0
+        self._last_t = t
+        frame_size = (int(obs.width), int(obs.height)) if obs.width and obs.height else None
+
+        dets = [d for d in obs.cards if d.confidence >= self.min_confidence]
+        sharp = obs.sharpness >= self.min_sharpness
+        matches, unmatched_dets, unmatched_tracks = self._match(dets)
+
+        # burst: many established cards vanished in this very frame -> something is over the table
+        confirmed = [tr for tr in self.tracks if tr.confirmed]
+        newly_missing = [tr for tr in unmatched_tracks if tr.confirmed and tr.missed_clear == 0.0
+                         and tr.last_t == self._prev_t_or(t)]
+        burst = (len(newly_missing) >= self.burst_min_cards
+                 and len(newly_missing) >= self.burst_fraction * max(1, len(confirmed)))
+        if burst:
+            self._frozen_until = t + self.burst_hold_seconds
+        reasons = []
+        if not sharp:
+            reasons.append("blurred frame")
+        if obs.occluded:
+            reasons.append("table occluded")
+        if t < self._frozen_until:
+            reasons.append("cards covered")
+        frozen = bool(reasons)
+        self.frozen, self.freeze_reason = frozen, ", ".join(reasons)
+
+        # matched tracks: follow position always, vote only when sharp
+        for ti, di in matches:
+            tr, d = self.tracks[ti], dets[di]
+            a = self.smooth
+            nb = np.asarray(d.box, dtype=np.float64)
+            tr.box = nb if tr.matched_frames == 0 else (1 - a) * tr.box + a * nb
+            if d.quad:
+                nq = np.asarray(d.quad, dtype=np.float64).reshape(4, 2)
+                tr.quad = nq if tr.quad is None else (1 - a) * tr.quad + a * nq
+            tr.last_t = t
+            tr.matched_frames += 1
+            tr.missed_clear = 0.0
+            if sharp and not obs.occluded:
+                self._vote(tr, d)
+                tr.hits += 1
+            if not tr.confirmed and tr.hits >= self.min_hits and t - tr.first_t >= self.min_seen_seconds - 1e-9:
+                tr.confirmed = True
+
+        # unmatched tracks: age them (only in clear frames for confirmed ones)
+        keep_ids = set()
+        for tr in unmatched_tracks:
+            if tr.confirmed:
+                if not frozen:
+                    tr.missed_clear += dt
+                if tr.missed_clear <= self.miss_seconds:
+                    keep_ids.add(tr.id)
+            else:
+                if t - tr.last_t <= self.tentative_miss_seconds:
+                    keep_ids.add(tr.id)
+        matched_ids = {self.tracks[ti].id for ti, _ in matches}
+        self.tracks = [tr for tr in self.tracks if tr.id in matched_ids or tr.id in keep_ids]
+
+        # births
+        if sharp and not obs.occluded:
+            for di in unmatched_dets:
+                d = dets[di]
+                tr = Track(id=next(self._ids), box=np.asarray(d.box, dtype=np.float64),
+                           quad=np.asarray(d.quad, dtype=np.float64).reshape(4, 2) if d.quad else None,
+                           first_t=t, last_t=t, matched_frames=1)
+                self._vote(tr, d)
+                tr.hits = 1
+                if self.min_hits <= 1 and self.min_seen_seconds <= 0:
+                    tr.confirmed = True
+                self.tracks.append(tr)
+        self._prev_t = t
+
+        # stability
+        if frozen:
+            self._pending_sig = None
+            self._pending_since = None
+        else:
+            table, sig = self._snapshot(t, frame_size)
+            if sig != self._pending_sig:
+                self._pending_sig = sig
+                self._pending_since = t
+                self._pending_table = table
+            if (self._pending_since is not None and t - self._pending_since >= self.stable_seconds - 1e-9
+                    and sig != self._published_sig):
+                version = (self._published.version + 1) if self._published else 1
+                # publish the latest geometry of the same state
+                self._published = replace(table, since=self._pending_since, version=version, changed=True, t=t)
+                self._published_sig = sig
+                return self._published
+        if self._published is None:
+            return None
+        if self._published.changed:
+            self._published = replace(self._published, changed=False)
+        return self._published
+
+    # ---- internals ----------------------------------------------------------------------
+    _prev_t: float | None = None
+
+    def _prev_t_or(self, t: float) -> float | None:
+        return self._prev_t if self._prev_t is not None else t
+
+    def _vote(self, tr: Track, d: DetectedCard) -> None:
+        if self.vote_decay < 1.0:
+            for k in list(tr.votes):
+                tr.votes[k] *= self.vote_decay
+        tr.votes[d.card] = tr.votes.get(d.card, 0.0) + float(d.confidence)
+        tr.last_conf = float(d.confidence)
+        best = max(tr.votes, key=tr.votes.get)
+        if not tr.label:
+            tr.label = best
+        elif best != tr.label and tr.votes[best] >= self.label_switch * tr.votes.get(tr.label, 0.0):
+            tr.label = best
+
+    def _match(self, dets: list[DetectedCard]):
+        nt, nd = len(self.tracks), len(dets)
+        if nt == 0 or nd == 0:
+            return [], list(range(nd)), list(self.tracks)
+        tb = np.stack([tr.box for tr in self.tracks])
+        db = np.array([d.box for d in dets], dtype=np.float64)
+        iou = _iou_matrix(tb, db)
+        tc = np.array([tr.centre for tr in self.tracks])
+        dc = np.array([d.centre for d in dets])
+        tsize = np.array([tr.size for tr in self.tracks])
+        dist = np.linalg.norm(tc[:, None, :] - dc[None, :, :], axis=2) / np.maximum(tsize[:, None], 1.0)
+        same = np.array([[1.0 if tr.label == d.card else 0.0 for d in dets] for tr in self.tracks])
+        # candidate if boxes overlap or the centre moved less than half a card
+        cand = (iou >= 0.1) | (dist <= 0.5)
+        score = iou + 0.5 * np.clip(1.0 - dist, 0.0, 1.0) + 0.3 * same
+        score = np.where(cand, score, -np.inf)
+        order = np.argsort(-score, axis=None)
+        used_t, used_d, matches = set(), set(), []
+        for flat in order:
+            s = score.flat[flat]
+            if not np.isfinite(s):
+                break
+            ti, di = divmod(int(flat), nd)
+            if ti in used_t or di in used_d:
+                continue
+            used_t.add(ti)
+            used_d.add(di)
+            matches.append((ti, di))
+        unmatched_d = [i for i in range(nd) if i not in used_d]
+        unmatched_t = [self.tracks[i] for i in range(nt) if i not in used_t]
+        return matches, unmatched_d, unmatched_t
+
+    def _snapshot(self, t: float, frame_size) -> tuple[StableTable, tuple]:
+        """The current layout of confirmed tracks, and a signature that ignores position jitter."""
+        tracks = [tr for tr in self.tracks if tr.confirmed]
+        zones = self.zones
+        centres = np.array([tr.centre for tr in tracks], dtype=np.float32).reshape(-1, 2)
+        table_c = zones.to_table(centres, frame_size) if len(tracks) else centres
+        outlines = [tr.outline() for tr in tracks]
+        table_polys = ([zones.to_table(o, frame_size) for o in outlines]) if tracks else []
+        by_zone: dict[str, list[int]] = {}
+        cards: list[TableCard] = []
+        for k, tr in enumerate(tracks):
+            z = zones.zone_at_table(float(table_c[k][0]), float(table_c[k][1]))
+            zid = z.id if z is not None else None
+            cards.append(TableCard(
+                track_id=tr.id, card=tr.label, confidence=tr.vote_share,
+                box=tuple(float(v) for v in tr.box), centre=tr.centre,
+                table_xy=(float(table_c[k][0]), float(table_c[k][1])), zone=zid,
+                quad=tr.quad.tolist() if tr.quad is not None else None,
+                first_seen=tr.first_t, votes=tr.hits))
+            by_zone.setdefault(zid, []).append(k)
+        seats = []
+        sig_seats = []
+        for z in zones.seats:
+            idx = by_zone.get(z.id, [])
+            melds, loose = group_melds([cards[k] for k in idx], [table_polys[k] for k in idx], z,
+                                       gap_frac=self.gap_frac, row_frac=self.row_frac,
+                                       min_meld_size=self.min_meld_size)
+            seats.append(SeatState(seat=z.seat, zone=z.id, name=z.name, melds=melds, loose=loose))
+            sig_seats.append((tuple(tuple((c.track_id, c.card) for c in m.cards) for m in melds),
+                              tuple(sorted((c.track_id, c.card) for c in loose))))
+        centre = sorted((cards[k] for k in by_zone.get(zones.centre.id, [])), key=lambda c: c.track_id)
+        outside = sorted((cards[k] for k in by_zone.get(None, [])), key=lambda c: c.track_id)
+        sig = (tuple(sig_seats), tuple((c.track_id, c.card) for c in centre),
+               tuple((c.track_id, c.card) for c in outside))
+        table = StableTable(t=t, since=t, version=0, changed=False, seats=seats, centre=centre, outside=outside)
+        return table, sig
+
+
+def frame_sharpness(image: np.ndarray, max_side: int = 640) -> float:
+    """Absolute focus measure of a frame: variance of the Laplacian on a downscaled gray image."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    h, w = gray.shape[:2]
+    s = max_side / max(h, w)
+    if s < 1.0:
+        gray = cv2.resize(gray, (int(w * s), int(h * s)), interpolation=cv2.INTER_AREA)
+    return float(cv2.Laplacian(gray, cv2.CV_32F).var())
+
+
+class RelativeSharpness:
+    """Turns :func:`frame_sharpness` into the relative measure ``FrameObservation.sharpness`` wants.
+
+    ``rel = raw / median(raw over the last `window` frames)``: about 1.0 for a
+    normal frame of this camera, well below 0.5 for a motion-blurred one.
+    """
+
+    def __init__(self, window: int = 30):
+        self.window = window
+        self._hist: list[float] = []
+
+    def __call__(self, image: np.ndarray) -> float:
+        raw = frame_sharpness(image)
+        self._hist.append(raw)
+        if len(self._hist) > self.window:
+            self._hist.pop(0)
+        med = float(np.median(self._hist))
+        return 1.0 if med <= 1e-6 else raw / med
