@@ -1,0 +1,217 @@
+"""Card assembly from corner-index readings: pairing, duplicates, voting, geometry."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vision.assembly import IndexGeometry, IndexReading, assemble, card_quad
+
+RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+NAMES = [r + s for s in "CDHS" for r in RANKS] + ["none"]
+GEO = IndexGeometry()
+
+
+def probs_for(card: str, p: float = 0.98, second: str | None = None, p2: float = 0.0) -> np.ndarray:
+    v = np.full(len(NAMES), (1.0 - p - p2) / (len(NAMES) - 1 - (1 if second else 0)), dtype=np.float64)
+    v[NAMES.index(card)] = p
+    if second:
+        v[NAMES.index(second)] = p2
+    return v
+
+
+def index_box(centre, theta, card_w, geo=GEO):
+    """Axis-aligned box of an index of a card of width card_w rotated by theta."""
+    iw, ih = geo.index_size
+    w0, h0 = iw * card_w, ih * card_w
+    c, s = abs(math.cos(theta)), abs(math.sin(theta))
+    bw, bh = w0 * c + h0 * s, w0 * s + h0 * c
+    return (centre[0] - bw / 2, centre[1] - bh / 2, centre[0] + bw / 2, centre[1] + bh / 2)
+
+
+def card_readings(card, centre, theta=0.0, card_w=100.0, corners=("TL", "BR"), score=0.9, probs=None, geo=GEO):
+    """Readings for the visible corner indices of one card."""
+    out = []
+    offs = geo.corner_offsets()
+    c, s = math.cos(theta), math.sin(theta)
+    for k, corner in enumerate(corners):
+        ox, oy = offs[corner]
+        ox, oy = ox * card_w, oy * card_w
+        p = (centre[0] + c * ox - s * oy, centre[1] + s * ox + c * oy)
+        pr = probs[k] if isinstance(probs, list) else (probs if probs is not None else probs_for(card))
+        out.append(IndexReading(box=index_box(p, theta, card_w, geo), score=score, probs=pr))
+    return out
+
+
+def test_two_corners_make_one_card_with_whole_card_quad():
+    rs = card_readings("10H", (300, 200), theta=0.0, card_w=100)
+    cards = assemble(rs, NAMES, GEO)
+    assert len(cards) == 1
+    c = cards[0]
+    assert c.card == "10H"
+    assert c.quad is not None
+    x1, y1, x2, y2 = c.box
+    assert x1 == pytest.approx(250, abs=2) and x2 == pytest.approx(350, abs=2)
+    assert y1 == pytest.approx(200 - 100 * GEO.aspect / 2, abs=2)
+    assert c.centre == pytest.approx((300, 200), abs=1)
+    assert 0.8 < c.confidence <= 1.0
+    assert len(c.indices) == 2
+
+
+@pytest.mark.parametrize("deg", [0, 17, 45, 90, 133, 180, 260, 330])
+def test_rotated_card_quad(deg):
+    theta = math.radians(deg)
+    rs = card_readings("QS", (500, 400), theta=theta, card_w=120)
+    cards = assemble(rs, NAMES, GEO)
+    assert len(cards) == 1
+    expected = card_quad((500, 400), theta, 120, GEO.aspect)
+    got = np.array(cards[0].quad)
+    assert np.abs(got - np.array(expected)).max() < 3.0
+
+
+def test_single_index_is_a_card_with_index_box():
+    rs = card_readings("7C", (200, 200), corners=("TL",))
+    cards = assemble(rs, NAMES, GEO)
+    assert len(cards) == 1
+    assert cards[0].card == "7C" and cards[0].quad is None
+    assert cards[0].box == pytest.approx(rs[0].box)
+
+
+def test_identical_cards_at_different_places_stay_distinct():
+    # Marriage: three packs, three 5H lying apart, each showing both corners
+    rs = []
+    for cx in (150, 400, 650):
+        rs += card_readings("5H", (cx, 300), card_w=100)
+    cards = assemble(rs, NAMES, GEO)
+    assert [c.card for c in cards] == ["5H"] * 3
+    centres = sorted(round(c.centre[0]) for c in cards)
+    assert centres == pytest.approx([150, 400, 650], abs=2)
+
+
+def test_overlapped_row_of_identical_cards():
+    # a tunnela: three identical cards overlapped in a row, each covering the
+    # previous one's right part: only the TL indices of the lower two show, the top
+    # card shows both corners.
+    rs = card_readings("9D", (200, 300), corners=("TL",)) + card_readings("9D", (235, 300), corners=("TL",))
+    rs += card_readings("9D", (270, 300))
+    cards = assemble(rs, NAMES, GEO)
+    assert len(cards) == 3
+    paired = [c for c in cards if c.quad is not None]
+    assert len(paired) == 1 and paired[0].centre == pytest.approx((270, 300), abs=2)
+
+
+def test_different_cards_do_not_pair():
+    a = card_readings("10H", (300, 200), corners=("TL",))
+    b = card_readings("JS", (300, 200), corners=("BR",))
+    cards = assemble(a + b, NAMES, GEO)
+    assert sorted(c.card for c in cards) == ["10H", "JS"]
+    assert all(c.quad is None for c in cards)
+
+
+def test_corners_too_far_apart_do_not_pair():
+    a = card_readings("4C", (100, 100), corners=("TL",))
+    b = card_readings("4C", (700, 700), corners=("BR",))
+    cards = assemble(a + b, NAMES, GEO)
+    assert len(cards) == 2 and all(c.quad is None for c in cards)
+
+
+def test_corner_of_very_different_size_does_not_pair():
+    a = card_readings("4C", (300, 300), card_w=100, corners=("TL",))
+    b = card_readings("4C", (300, 300), card_w=260, corners=("BR",))
+    assert len(assemble(a + b, NAMES, GEO)) == 2
+
+
+def test_vote_across_corners_fixes_one_misread():
+    # one corner is unsure between 6S and 9S, the other confidently 9S
+    probs = [probs_for("6S", 0.55, "9S", 0.40), probs_for("9S", 0.97)]
+    rs = card_readings("9S", (300, 300), probs=probs)
+    cards = assemble(rs, NAMES, GEO)
+    assert len(cards) == 1 and cards[0].card == "9S"
+
+
+def test_confident_disagreement_stays_two_cards():
+    probs = [probs_for("3H", 0.99), probs_for("3D", 0.99)]
+    rs = card_readings("3H", (300, 300), probs=probs)
+    cards = assemble(rs, NAMES, GEO)
+    assert sorted(c.card for c in cards) == ["3D", "3H"]
+
+
+def test_min_confidence_filters_weak_cards():
+    rs = card_readings("KD", (300, 300), corners=("TL",), score=0.3, probs=probs_for("KD", 0.5))
+    assert assemble(rs, NAMES, GEO, min_confidence=0.4) == []
+    assert len(assemble(rs, NAMES, GEO, min_confidence=0.1)) == 1
+
+
+def test_none_probability_lowers_confidence():
+    p = probs_for("KD", 0.6)
+    p[NAMES.index("none")] = 0.39
+    p /= p.sum()
+    weak = assemble(card_readings("KD", (300, 300), corners=("TL",), probs=p), NAMES, GEO)[0]
+    strong = assemble(card_readings("KD", (300, 300), corners=("TL",)), NAMES, GEO)[0]
+    assert weak.confidence < strong.confidence
+
+
+def test_four_corner_deck_gives_one_card():
+    geo = IndexGeometry(corners=("TL", "TR", "BR", "BL"))
+    rs = card_readings("8H", (400, 400), theta=0.3, card_w=110, corners=("TL", "TR", "BR", "BL"), geo=geo)
+    cards = assemble(rs, NAMES, geo)
+    assert len(cards) == 1 and cards[0].card == "8H" and len(cards[0].indices) == 4
+
+
+def test_fanned_hand_one_index_per_card():
+    # a fan: 13 different cards, only the top-left index of each shows, indices close together
+    hand = ["AS", "KS", "QS", "JH", "10H", "9H", "8D", "7D", "6C", "5C", "4C", "3S", "2S"]
+    rs = []
+    for k, card in enumerate(hand):
+        theta = math.radians(-30 + 5 * k)
+        centre = (300 + 18 * k, 300 + abs(k - 6) * 2)
+        rs += card_readings(card, centre, theta=theta, card_w=100, corners=("TL",))
+    cards = assemble(rs, NAMES, GEO)
+    assert sorted(c.card for c in cards) == sorted(hand)
+
+
+def test_image_size_clips_box():
+    rs = card_readings("2C", (30, 30), card_w=100)
+    c = assemble(rs, NAMES, GEO, image_size=(200, 200))[0]
+    assert c.box[0] >= 0 and c.box[1] >= 0
+
+
+def test_geometry_from_spec_variants():
+    g = IndexGeometry.from_spec({"card_mm": [63, 88], "index_mm": [2, 4, 10, 22]})
+    assert g.aspect == pytest.approx(88 / 63) and g.cx == pytest.approx(6 / 63) and g.h == pytest.approx(18 / 88)
+    g = IndexGeometry.from_spec({"box": [0.02, 0.03, 0.14, 0.24], "aspect": 1.5})
+    assert g.cx == pytest.approx(0.08) and g.aspect == 1.5
+    assert IndexGeometry.from_spec(None) == IndexGeometry()
+    assert IndexGeometry.from_spec({"cx": "x"}) == IndexGeometry()
+    assert IndexGeometry.from_spec({"cx": 0.9}) == IndexGeometry()
+
+
+def test_empty():
+    assert assemble([], NAMES, GEO) == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 6),
+    seed=st.integers(0, 10_000),
+)
+def test_separated_cards_each_found_once(n, seed):
+    rng = np.random.default_rng(seed)
+    cards_in = []
+    rs = []
+    for k in range(n):
+        card = NAMES[int(rng.integers(0, 52))]
+        centre = (200 + 300 * k, 200 + 300 * (k % 2))
+        theta = float(rng.uniform(-math.pi, math.pi))
+        w = float(rng.uniform(60, 140))
+        cards_in.append((card, centre))
+        rs += card_readings(card, centre, theta=theta, card_w=w)
+    rng.shuffle(rs)
+    out = assemble(rs, NAMES, GEO)
+    assert len(out) == n
+    assert all(c.quad is not None for c in out)
+    for card, centre in cards_in:
+        assert any(c.card == card and math.dist(c.centre, centre) < 3 for c in out)

@@ -1,0 +1,85 @@
+"""Letterbox / tiles / decode / NMS of vision.detector, on synthetic data (no model needed)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.detector import (View, decode_yolo, drop_cut_at_tile_edges, ensure_bgr, letterbox_view, nms,
+                             render_view, tile_views)
+
+
+def test_letterbox_roundtrip_and_padding():
+    v = letterbox_view(1280, 720, 640)
+    assert v.scale == pytest.approx(0.5)
+    img = np.zeros((720, 1280, 3), np.uint8)
+    img[100:200, 300:500] = 255
+    out = render_view(img, v)
+    assert out.shape == (640, 640, 3)
+    assert (out[:140] == 114).all() and (out[-140:] == 114).all()    # (640-360)/2 = 140 rows of padding
+    # the white block lands where to_input says
+    b = v.to_input(np.array([[300, 100, 500, 200]]))[0]
+    assert b == pytest.approx([150, 190, 250, 240], abs=0.5)
+    assert out[215, 200].min() == 255 and out[185, 200].max() == 0
+    back = v.to_source(b[None])[0]
+    assert back == pytest.approx([300, 100, 500, 200], abs=1e-3)
+
+
+def test_letterbox_smaller_scale_shrinks():
+    v = letterbox_view(640, 480, 640, scale=0.5)
+    out = render_view(np.full((480, 640, 3), 255, np.uint8), v)
+    assert (out[320, 160:480] == 255).all() and (out[320, :150] == 114).all()
+
+
+@pytest.mark.parametrize("w,h,scale", [(1920, 1080, 0.8), (4000, 3000, 0.5), (1280, 720, 1.0), (500, 400, 1.5)])
+def test_tiles_cover_image_with_overlap(w, h, scale):
+    size, overlap = 640, 90
+    tiles = tile_views(w, h, size, scale, overlap)
+    covered = np.zeros((h // 10 + 1, w // 10 + 1), bool)
+    for t in tiles:
+        x1, y1, x2, y2 = t.source_rect()
+        covered[max(0, int(y1)) // 10: int(min(h, y2)) // 10, max(0, int(x1)) // 10: int(min(w, x2)) // 10] = True
+    assert covered[:-1, :-1].all()
+    # any 90-px object lies whole in some tile
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        ox, oy = rng.uniform(0, w - overlap), rng.uniform(0, h - overlap)
+        assert any(t.source_rect()[0] <= ox and t.source_rect()[1] <= oy and t.source_rect()[2] >= ox + overlap
+                   and t.source_rect()[3] >= oy + overlap for t in tiles)
+
+
+def test_decode_yolo_layout():
+    out = np.zeros((1, 5, 4), np.float32)
+    out[0, :, 0] = [100, 50, 20, 40, 0.9]
+    out[0, :, 1] = [300, 300, 10, 10, 0.1]
+    out[0, :, 2] = [10, 10, 4, 4, 0.6]
+    boxes, scores = decode_yolo(out, 0.25)
+    assert len(boxes) == 2
+    assert boxes[0] == pytest.approx([90, 30, 110, 70])
+    assert scores == pytest.approx([0.9, 0.6])
+
+
+def test_nms_keeps_best_and_distinct():
+    boxes = np.array([[0, 0, 10, 20], [1, 1, 11, 21], [50, 50, 60, 70], [1, 2, 11, 10]], np.float32)
+    scores = np.array([0.8, 0.9, 0.7, 0.6], np.float32)
+    assert list(nms(boxes, scores, 0.5)) == [1, 2, 3]
+    # the small box lies inside the first: suppressed by intersection-over-smaller
+    assert list(nms(boxes, scores, 0.5, ios_threshold=0.8)) == [1, 2]
+    assert len(nms(np.zeros((0, 4)), np.zeros(0))) == 0
+
+
+def test_drop_cut_at_tile_edges():
+    v = View(x0=500, y0=0, scale=1.0, size=640)      # tile in the middle of a 2000-wide image
+    boxes = np.array([[0, 100, 20, 140], [300, 100, 320, 140], [620, 0, 640, 30]], np.float32)
+    ok = drop_cut_at_tile_edges(boxes, v, 2000, 640)
+    assert list(ok) == [False, True, False]
+    # at the image border the box is real
+    v0 = View(x0=0, y0=0, scale=1.0, size=640)
+    assert list(drop_cut_at_tile_edges(boxes, v0, 2000, 640)) == [True, True, False]
+
+
+def test_ensure_bgr():
+    assert ensure_bgr(np.zeros((5, 6), np.uint8)).shape == (5, 6, 3)
+    assert ensure_bgr(np.zeros((5, 6, 4), np.uint8)).shape == (5, 6, 3)
+    assert ensure_bgr(np.ones((5, 6, 3), np.float32)).max() == 255
+    with pytest.raises(ValueError):
+        ensure_bgr(np.zeros((0, 0, 3), np.uint8))

@@ -1,0 +1,314 @@
+"""From corner-index readings to physical cards (pure geometry, no I/O).
+
+A standard card prints its index (rank + suit) twice, in the top-left corner and,
+rotated 180°, in the bottom-right one; some decks print all four corners. A card
+lying alone shows both; a card in an overlapped meld or a fanned hand often only
+one. :func:`assemble` pairs readings that belong to one card:
+
+* same card value (the classifier distributions of the two corners are compatible;
+  the card value is voted from both, so one misread corner is outvoted),
+* at the distance of the card's index diagonal for their size (the index height
+  gives the card size through :class:`IndexGeometry`),
+* with index boxes of similar size and a box shape consistent with the card
+  orientation the pair implies.
+
+Pairs are taken greedily, best fit first, each reading in at most one card, so
+identical cards (Marriage plays with three packs) at different places stay
+distinct. A pair gives the whole card: its quad (the card's four corners) and
+box. A lone index gives a card whose box is the index box and whose quad is None.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .types import DetectedCard
+
+
+@dataclass(frozen=True)
+class IndexGeometry:
+    """Where the index sits on the card, in fractions of the card (portrait, upright).
+
+    ``cx``, ``cy``: centre of the top-left index as fractions of card width and
+    height; ``w``, ``h``: index size as fractions of card width and height;
+    ``aspect``: card height / width. ``corners``: the corners that carry an index.
+    ``distance_tolerance``: accepted ratio between measured and expected distance
+    of two corner indices (decks differ in index size, the table may be tilted).
+    """
+
+    aspect: float = 88.0 / 63.0
+    cx: float = 0.085
+    cy: float = 0.14
+    w: float = 0.12
+    h: float = 0.20
+    corners: tuple[str, ...] = ("TL", "BR")
+    distance_tolerance: float = 1.5
+    size_tolerance: float = 1.7
+
+    @classmethod
+    def from_spec(cls, spec) -> "IndexGeometry":
+        """Read ``recognition.json``'s ``index_geometry``; unknown keys are ignored.
+
+        Accepts either card-fraction keys (``cx, cy, w, h, aspect``) or an index box
+        ``box: [x1, y1, x2, y2]`` in card fractions, or millimetre sizes
+        (``card_mm: [w, h]``, ``index_mm: [x1, y1, x2, y2]``).
+        """
+        if not isinstance(spec, dict):
+            return cls()
+        kw = {}
+        try:
+            if "card_mm" in spec and "index_mm" in spec:
+                cw, ch = (float(v) for v in spec["card_mm"])
+                x1, y1, x2, y2 = (float(v) for v in spec["index_mm"])
+                kw.update(aspect=ch / cw, cx=(x1 + x2) / 2 / cw, cy=(y1 + y2) / 2 / ch,
+                          w=(x2 - x1) / cw, h=(y2 - y1) / ch)
+            box = spec.get("box") or spec.get("index_box")
+            if box is not None and len(box) == 4:
+                x1, y1, x2, y2 = (float(v) for v in box)
+                kw.update(cx=(x1 + x2) / 2, cy=(y1 + y2) / 2, w=x2 - x1, h=y2 - y1)
+            for key, names in {"aspect": ("aspect", "card_aspect"), "cx": ("cx", "index_cx"),
+                               "cy": ("cy", "index_cy"), "w": ("w", "index_w"), "h": ("h", "index_h"),
+                               "distance_tolerance": ("distance_tolerance",),
+                               "size_tolerance": ("size_tolerance",)}.items():
+                for n in names:
+                    if isinstance(spec.get(n), (int, float)):
+                        kw[key] = float(spec[n])
+            if isinstance(spec.get("corners"), (list, tuple)) and spec["corners"]:
+                kw["corners"] = tuple(str(c).upper() for c in spec["corners"])
+        except (TypeError, ValueError):
+            return cls()
+        geo = cls(**kw)
+        if not (0 < geo.cx < 0.5 and 0 < geo.cy < 0.5 and 0 < geo.h < 1 and 0 < geo.w < 1 and geo.aspect > 0):
+            return cls()
+        return geo
+
+    # derived quantities (card units: width = 1, height = aspect)
+    @property
+    def diag_vec(self) -> tuple[float, float]:
+        """Top-left index centre -> bottom-right index centre, in card widths."""
+        return (1.0 - 2.0 * self.cx, self.aspect * (1.0 - 2.0 * self.cy))
+
+    @property
+    def index_size(self) -> tuple[float, float]:
+        """Index width, height in card widths."""
+        return (self.w, self.h * self.aspect)
+
+    def corner_offsets(self) -> dict[str, tuple[float, float]]:
+        """Index centre of each printed corner relative to the card centre, card widths."""
+        dx, dy = 0.5 - self.cx, self.aspect * (0.5 - self.cy)
+        return {"TL": (-dx, -dy), "TR": (dx, -dy), "BR": (dx, dy), "BL": (-dx, dy)}
+
+
+@dataclass
+class IndexReading:
+    """One detected corner index: box (source pixels), detector score, classifier probabilities."""
+
+    box: tuple[float, float, float, float]
+    score: float
+    probs: np.ndarray
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        x1, y1, x2, y2 = self.box
+        return ((x1 + x2) / 2.0, (y1 + y2) / 2.0)
+
+    @property
+    def size(self) -> float:
+        """Longer box side: close to the index height at any rotation."""
+        x1, y1, x2, y2 = self.box
+        return max(x2 - x1, y2 - y1, 1e-6)
+
+
+def _rotated_box_aspect(w0: float, h0: float, theta: float) -> float:
+    c, s = abs(math.cos(theta)), abs(math.sin(theta))
+    return (w0 * c + h0 * s) / max(w0 * s + h0 * c, 1e-9)
+
+
+def _box_aspect(box) -> float:
+    x1, y1, x2, y2 = box
+    return max(x2 - x1, 1e-6) / max(y2 - y1, 1e-6)
+
+
+@dataclass
+class _Pair:
+    i: int
+    j: int
+    cost: float
+    label: int
+    prob: float
+    theta: float      # card rotation (radians, image coordinates, y down)
+    card_w: float     # card width in pixels
+
+
+def _card_dists(readings, label_idx):
+    probs = np.stack([r.probs for r in readings]).astype(np.float64)
+    q = probs[:, label_idx]
+    q = q / np.maximum(q.sum(axis=1, keepdims=True), 1e-12)
+    return probs, q
+
+
+def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeometry,
+                    min_agreement: float = 0.02) -> list[_Pair]:
+    """All geometrically and semantically plausible corner pairs, cheapest first."""
+    n = len(readings)
+    if n < 2:
+        return []
+    ddx, ddy = geo.diag_vec
+    diag_len = math.hypot(ddx, ddy)           # card widths
+    alpha = math.atan2(ddy, ddx)
+    iw, ih = geo.index_size                    # card widths
+    centres = np.array([r.centre for r in readings])
+    sizes = np.array([r.size for r in readings])
+    top = q.argmax(axis=1)
+    log_tol = math.log(geo.distance_tolerance)
+    out = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            si, sj = sizes[i], sizes[j]
+            if max(si, sj) / min(si, sj) > geo.size_tolerance:
+                continue
+            agree = float(np.dot(q[i], q[j]))
+            if agree < min_agreement:
+                continue
+            joint = q[i] * q[j]
+            label = int(joint.argmax())
+            if label != top[i] and label != top[j]:
+                continue
+            vx, vy = centres[j] - centres[i]
+            d = math.hypot(vx, vy)
+            # index height in card widths is ih; the longer box side approximates it
+            card_w = (si + sj) / 2.0 / ih
+            expected = diag_len * card_w
+            r = d / max(expected, 1e-6)
+            if abs(math.log(max(r, 1e-6))) > log_tol:
+                continue
+            theta = math.atan2(vy, vx) - alpha
+            # the box shape this rotation predicts vs. the observed ones
+            pred = _rotated_box_aspect(iw, ih, theta)
+            obs = math.sqrt(_box_aspect(readings[i].box) * _box_aspect(readings[j].box))
+            shape_err = abs(math.log(pred / obs))
+            if shape_err > math.log(2.2):
+                continue
+            cost = (abs(math.log(r)) / log_tol + 0.5 * shape_err / math.log(2.2)
+                    + 0.5 * (1.0 - min(agree, 1.0)) + 0.2 * abs(math.log(si / sj)))
+            prob = float(joint[label] / max(joint.sum(), 1e-12))
+            out.append(_Pair(i, j, cost, label, prob, theta, d / diag_len))
+    out.sort(key=lambda p: p.cost)
+    return out
+
+
+def card_quad(centre: tuple[float, float], theta: float, card_w: float, aspect: float) -> list[list[float]]:
+    """The card's corners TL, TR, BR, BL for a card centred at ``centre`` rotated by ``theta``.
+
+    ``theta`` is normalised to (-90°, 90°] first (a card looks the same turned by 180°),
+    so "top-left" is the corner that is top-left when the card is read most upright.
+    """
+    while theta <= -math.pi / 2:
+        theta += math.pi
+    while theta > math.pi / 2:
+        theta -= math.pi
+    c, s = math.cos(theta), math.sin(theta)
+    hw, hh = card_w / 2.0, card_w * aspect / 2.0
+    pts = []
+    for ux, uy in ((-hw, -hh), (hw, -hh), (hw, hh), (-hw, hh)):
+        pts.append([centre[0] + c * ux - s * uy, centre[1] + s * ux + c * uy])
+    return pts
+
+
+def _bbox(points) -> tuple[float, float, float, float]:
+    xs = [p[0] for p in points]
+    ys = [p[1] for p in points]
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def _union(a, b):
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
+def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeometry | None = None,
+             min_confidence: float = 0.0, image_size: tuple[int, int] | None = None) -> list[DetectedCard]:
+    """Group index readings into physical cards; most confident first.
+
+    ``names`` labels the classifier outputs (52 cards and ``none``). The card
+    confidence is the voted value's probability times the detection evidence
+    (one minus the chance that every supporting detection is spurious), times the
+    chance the crops are real indices (not ``none``). ``image_size`` (w, h) clips boxes.
+    """
+    geo = geometry or IndexGeometry()
+    if not readings:
+        return []
+    label_idx = [k for k, n in enumerate(names) if n != "none"]
+    label_names = [names[k] for k in label_idx]
+    none_k = names.index("none") if "none" in names else None
+    probs, q = _card_dists(readings, label_idx)
+    p_real = 1.0 - probs[:, none_k] if none_k is not None else np.ones(len(readings))
+
+    used = np.zeros(len(readings), dtype=bool)
+    cards: list[tuple[DetectedCard, dict]] = []
+    for p in pair_candidates(readings, q, geo):
+        if used[p.i] or used[p.j]:
+            continue
+        used[p.i] = used[p.j] = True
+        ri, rj = readings[p.i], readings[p.j]
+        centre = ((ri.centre[0] + rj.centre[0]) / 2, (ri.centre[1] + rj.centre[1]) / 2)
+        quad = card_quad(centre, p.theta, p.card_w, geo.aspect)
+        det = 1.0 - (1.0 - ri.score) * (1.0 - rj.score)
+        real = 1.0 - (1.0 - p_real[p.i]) * (1.0 - p_real[p.j])
+        conf = p.prob * det * real
+        box = _union(_bbox(quad), _union(ri.box, rj.box))
+        card = DetectedCard(card=label_names[p.label], confidence=conf, box=box, quad=quad,
+                            indices=[tuple(ri.box), tuple(rj.box)])
+        cards.append((card, {"members": [p.i, p.j], "centre": centre, "theta": p.theta,
+                             "card_w": p.card_w, "dist": q[p.i] * q[p.j],
+                             "evidence": det * real}))
+
+    # lone indices: a third/fourth printed corner of a paired card joins it; else a card of its own
+    offsets = geo.corner_offsets()
+    extra = [c for c in geo.corners if c not in ("TL", "BR")]
+    for k in np.argsort([-r.score for r in readings]):
+        if used[k]:
+            continue
+        r = readings[k]
+        joined = False
+        if extra:
+            for card, info in cards:
+                if "theta" not in info:
+                    continue
+                c, s = math.cos(info["theta"]), math.sin(info["theta"])
+                for corner in extra:
+                    ox, oy = offsets[corner]
+                    ox, oy = ox * info["card_w"], oy * info["card_w"]
+                    ex = info["centre"][0] + c * ox - s * oy
+                    ey = info["centre"][1] + s * ox + c * oy
+                    if math.hypot(r.centre[0] - ex, r.centre[1] - ey) < 0.6 * r.size:
+                        dist = info["dist"] * q[k]
+                        if dist.sum() > 1e-9 and len(card.indices) < len(geo.corners):
+                            info["dist"] = dist
+                            lab = int(dist.argmax())
+                            card.card = label_names[lab]
+                            card.confidence = float(dist[lab] / dist.sum()) * info["evidence"]
+                            card.indices.append(tuple(r.box))
+                            joined = True
+                        break
+                if joined:
+                    break
+        if joined:
+            used[k] = True
+            continue
+        lab = int(q[k].argmax())
+        conf = float(q[k, lab]) * r.score * float(p_real[k])
+        card = DetectedCard(card=label_names[lab], confidence=conf, box=tuple(r.box), quad=None,
+                            indices=[tuple(r.box)])
+        cards.append((card, {"members": [int(k)]}))
+        used[k] = True
+
+    out = [c for c, _ in cards if c.confidence >= min_confidence]
+    if image_size is not None:
+        w, h = image_size
+        for c in out:
+            x1, y1, x2, y2 = c.box
+            c.box = (max(0.0, x1), max(0.0, y1), min(float(w), x2), min(float(h), y2))
+    out.sort(key=lambda c: -c.confidence)
+    return out

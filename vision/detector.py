@@ -1,0 +1,497 @@
+"""Corner-index detection and card recognition on the CPU with ONNX Runtime.
+
+Two committed models do the work (``models/recognition.json`` names them):
+
+* a YOLO detector (one class, ``index``: the printed rank+suit in a card corner),
+  fixed square input, output ``(1, 4 + nc, N)`` rows ``cx, cy, w, h`` in input
+  pixels followed by class scores, no NMS inside;
+* a classifier for 64×64 crops of those indices (cut by :func:`vision.crops.index_crop`,
+  the same function the training data was cut with): 52 cards + ``none``.
+
+:class:`CardRecognizer` runs both and hands the index readings to
+:func:`vision.assembly.assemble`, which turns them into physical cards.
+
+Scale. The detector sees indices well only in a band of sizes (in its input
+pixels). The whole frame is letterboxed first; if the indices found are smaller
+than that band (small cards in a large frame), the frame is searched again in
+overlapping tiles at the scale that brings an index to the size the detector was
+trained for; if they are larger (a card filling the frame), the frame is searched
+again shrunk. Nothing found in a large frame also triggers the tiled search.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .assembly import IndexGeometry, IndexReading, assemble
+from .crops import CROP_MARGIN, CROP_SIZE, index_crop, to_classifier_input
+from .types import DetectedCard, FrameObservation
+
+PAD_VALUE = 114  # the grey Ultralytics pads letterboxed images with
+
+
+def default_models_dir() -> Path:
+    """The directory holding the committed models (the ``models`` package)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("models")
+    if spec is not None and spec.submodule_search_locations:
+        for loc in spec.submodule_search_locations:
+            p = Path(loc)
+            if (p / "recognition.json").exists():
+                return p
+    return Path(__file__).resolve().parent.parent / "models"
+
+
+class ModelError(RuntimeError):
+    """The recognition models are missing or do not match the expected contract."""
+
+
+# --------------------------------------------------------------------------- geometry
+
+
+@dataclass(frozen=True)
+class View:
+    """An affine view of the source image as the detector input: ``input = (src - origin) * scale``."""
+
+    x0: float
+    y0: float
+    scale: float
+    size: int
+
+    def to_source(self, boxes: np.ndarray) -> np.ndarray:
+        """Map (N, 4) x1, y1, x2, y2 boxes from input pixels back to source pixels."""
+        out = np.asarray(boxes, dtype=np.float32).copy()
+        if out.size == 0:
+            return out.reshape(0, 4)
+        out[:, [0, 2]] = out[:, [0, 2]] / self.scale + self.x0
+        out[:, [1, 3]] = out[:, [1, 3]] / self.scale + self.y0
+        return out
+
+    def to_input(self, boxes: np.ndarray) -> np.ndarray:
+        out = np.asarray(boxes, dtype=np.float32).copy()
+        if out.size == 0:
+            return out.reshape(0, 4)
+        out[:, [0, 2]] = (out[:, [0, 2]] - self.x0) * self.scale
+        out[:, [1, 3]] = (out[:, [1, 3]] - self.y0) * self.scale
+        return out
+
+    def source_rect(self) -> tuple[float, float, float, float]:
+        side = self.size / self.scale
+        return (self.x0, self.y0, self.x0 + side, self.y0 + side)
+
+
+def letterbox_view(width: int, height: int, size: int, scale: float | None = None) -> View:
+    """The centred letterbox of a ``width``×``height`` image in a ``size``² input.
+
+    ``scale`` defaults to the largest that fits the whole image; a smaller one
+    shrinks the image further (more padding).
+    """
+    if scale is None:
+        scale = size / max(width, height)
+    new_w, new_h = width * scale, height * scale
+    pad_x = (size - new_w) / 2.0
+    pad_y = (size - new_h) / 2.0
+    return View(x0=-pad_x / scale, y0=-pad_y / scale, scale=scale, size=size)
+
+
+def render_view(image: np.ndarray, view: View) -> np.ndarray:
+    """Cut and resize the part of ``image`` that ``view`` shows; pad with grey."""
+    h, w = image.shape[:2]
+    size = view.size
+    out = np.full((size, size, 3), PAD_VALUE, dtype=np.uint8)
+    sx1, sy1, sx2, sy2 = view.source_rect()
+    cx1, cy1 = max(0, int(math.floor(sx1))), max(0, int(math.floor(sy1)))
+    cx2, cy2 = min(w, int(math.ceil(sx2))), min(h, int(math.ceil(sy2)))
+    if cx2 <= cx1 or cy2 <= cy1:
+        return out
+    # destination rectangle of the clipped source region
+    dx1 = int(round((cx1 - view.x0) * view.scale))
+    dy1 = int(round((cy1 - view.y0) * view.scale))
+    dx2 = min(size, int(round((cx2 - view.x0) * view.scale)))
+    dy2 = min(size, int(round((cy2 - view.y0) * view.scale)))
+    dx1, dy1 = max(0, dx1), max(0, dy1)
+    if dx2 <= dx1 or dy2 <= dy1:
+        return out
+    region = image[cy1:cy2, cx1:cx2]
+    interp = cv2.INTER_AREA if view.scale < 1.0 else cv2.INTER_LINEAR
+    out[dy1:dy2, dx1:dx2] = cv2.resize(region, (dx2 - dx1, dy2 - dy1), interpolation=interp)
+    return out
+
+
+def tile_views(width: int, height: int, size: int, scale: float, overlap: float) -> list[View]:
+    """Square tiles of ``size`` input pixels at ``scale`` covering the image.
+
+    Neighbouring tiles overlap by at least ``overlap`` source pixels, so that any
+    object smaller than that lies whole inside some tile. An axis shorter than a
+    tile gets one tile, centred (padded on both sides).
+    """
+    side = size / scale
+    overlap = min(overlap, side * 0.5)
+
+    def starts(length: float) -> list[float]:
+        if length <= side:
+            return [(length - side) / 2.0]
+        n = int(math.ceil((length - overlap) / (side - overlap)))
+        n = max(n, 2)
+        step = (length - side) / (n - 1)
+        return [i * step for i in range(n)]
+
+    return [View(x0=x, y0=y, scale=scale, size=size) for y in starts(height) for x in starts(width)]
+
+
+def decode_yolo(output: np.ndarray, conf_threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """Ultralytics raw output (1, 4+nc, N) -> (boxes x1y1x2y2 (M, 4), scores (M,)) above threshold."""
+    out = np.asarray(output)
+    if out.ndim == 3:
+        out = out[0]
+    if out.shape[0] < 5:
+        raise ModelError(f"unexpected detector output shape {np.asarray(output).shape}")
+    scores = out[4:].max(axis=0)
+    keep = scores > conf_threshold
+    cx, cy, w, h = out[0, keep], out[1, keep], out[2, keep], out[3, keep]
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1).astype(np.float32)
+    return boxes, scores[keep].astype(np.float32)
+
+
+def box_area(boxes: np.ndarray) -> np.ndarray:
+    return np.clip(boxes[:, 2] - boxes[:, 0], 0, None) * np.clip(boxes[:, 3] - boxes[:, 1], 0, None)
+
+
+def pairwise_overlap(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(IoU, intersection over the smaller box) matrices between two box sets."""
+    a = np.asarray(a, dtype=np.float32).reshape(-1, 4)
+    b = np.asarray(b, dtype=np.float32).reshape(-1, 4)
+    ix1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    iy1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    ix2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    iy2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(ix2 - ix1, 0, None) * np.clip(iy2 - iy1, 0, None)
+    aa, ab = box_area(a)[:, None], box_area(b)[None, :]
+    iou = inter / np.maximum(aa + ab - inter, 1e-9)
+    ios = inter / np.maximum(np.minimum(aa, ab), 1e-9)
+    return iou, ios
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.5,
+        ios_threshold: float | None = None) -> np.ndarray:
+    """Greedy non-maximum suppression; returns kept indices, best score first.
+
+    With ``ios_threshold`` a box is also suppressed when that fraction of the
+    smaller of the two boxes lies inside the other (a part detected beside the
+    whole, e.g. an index cut by a tile edge).
+    """
+    boxes = np.asarray(boxes, dtype=np.float32).reshape(-1, 4)
+    scores = np.asarray(scores, dtype=np.float32).reshape(-1)
+    if len(boxes) == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.argsort(-scores, kind="stable")
+    iou, ios = pairwise_overlap(boxes, boxes)
+    suppressed = np.zeros(len(boxes), dtype=bool)
+    keep = []
+    for i in order:
+        if suppressed[i]:
+            continue
+        keep.append(i)
+        hit = iou[i] > iou_threshold
+        if ios_threshold is not None:
+            hit |= ios[i] > ios_threshold
+        suppressed |= hit
+    return np.asarray(keep, dtype=np.int64)
+
+
+def drop_cut_at_tile_edges(boxes: np.ndarray, view: View, width: int, height: int,
+                           margin: float = 2.0) -> np.ndarray:
+    """Mask of boxes (input pixels of ``view``) NOT touching a tile edge inside the image.
+
+    A box touching the tile border where the tile continues into another tile is
+    probably a cut-off index; the neighbouring tile sees it whole.
+    """
+    if len(boxes) == 0:
+        return np.zeros(0, dtype=bool)
+    size = view.size
+    sx1, sy1, sx2, sy2 = view.source_rect()
+    ok = np.ones(len(boxes), dtype=bool)
+    if sx1 > 0.5:
+        ok &= boxes[:, 0] > margin
+    if sy1 > 0.5:
+        ok &= boxes[:, 1] > margin
+    if sx2 < width - 0.5:
+        ok &= boxes[:, 2] < size - margin
+    if sy2 < height - 0.5:
+        ok &= boxes[:, 3] < size - margin
+    return ok
+
+
+def box_size(boxes: np.ndarray) -> np.ndarray:
+    """A rotation-tolerant size of index boxes: the longer side."""
+    boxes = np.asarray(boxes, dtype=np.float32).reshape(-1, 4)
+    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+
+
+# --------------------------------------------------------------------------- models
+
+
+def _session(path: Path, threads: int):
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own exception types
+        raise ModelError(f"cannot load model {path}: {exc}") from exc
+
+
+@dataclass
+class RecognizerConfig:
+    """Thresholds and scale policy; defaults are what ``scripts/eval_recognition.py`` tuned."""
+
+    det_conf: float = 0.25          # detector score to consider a box at all
+    nms_iou: float = 0.5
+    nms_ios: float = 0.8
+    min_card_confidence: float = 0.35   # report a card only above this
+    # index size band (longer side, detector input pixels) the detector reads best;
+    # None = take it from recognition.json or use the built-in default
+    index_px_min: float | None = None
+    index_px_target: float | None = None
+    index_px_max: float | None = None
+    max_upscale: float = 2.0        # never enlarge the source more than this
+    max_tiles: int = 24             # a bound on the work for huge photos
+    blind_tile_min_side: int = 1600  # frames this large are tiled even if the first pass finds nothing
+    tiling: bool = True
+    classify_batch: int = 64
+
+
+@dataclass
+class RecognitionStats:
+    """What one ``recognize`` call did (for benchmarks and debugging)."""
+
+    passes: list[str] = field(default_factory=list)
+    detector_runs: int = 0
+    indices: int = 0
+    ms_detect: float = 0.0
+    ms_classify: float = 0.0
+    ms_total: float = 0.0
+
+
+class CardRecognizer:
+    """Finds the face-up cards in a BGR image.
+
+    >>> rec = CardRecognizer()            # the committed models
+    >>> cards = rec.recognize(image_bgr)  # list[DetectedCard], one per physical card
+    """
+
+    def __init__(self, models_dir: str | Path | None = None, threads: int = 2,
+                 config: RecognizerConfig | None = None):
+        self.models_dir = Path(models_dir) if models_dir else default_models_dir()
+        self.config = config or RecognizerConfig()
+        spec_path = self.models_dir / "recognition.json"
+        if not spec_path.exists():
+            raise ModelError(f"no recognition models: {spec_path} is missing")
+        try:
+            spec = json.loads(spec_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"cannot read {spec_path}: {exc}") from exc
+        self.spec = spec
+        try:
+            det = spec["detector"]
+            cls = spec["classifier"]
+        except (KeyError, TypeError) as exc:
+            raise ModelError(f"{spec_path} lacks the 'detector' or 'classifier' section") from exc
+        self.det_session = _session(self.models_dir / det["file"], threads)
+        self.cls_session = _session(self.models_dir / cls["file"], threads)
+        self.det_input = self.det_session.get_inputs()[0].name
+        self.cls_input = self.cls_session.get_inputs()[0].name
+        shape = self.det_session.get_inputs()[0].shape
+        imgsz = det.get("imgsz", 640)
+        if isinstance(imgsz, (list, tuple)):
+            imgsz = imgsz[0]
+        if isinstance(shape[-1], int):
+            imgsz = shape[-1]
+        self.imgsz = int(imgsz)
+        self.crop_size = int(cls.get("imgsz", CROP_SIZE))
+        self.crop_margin = float(cls.get("margin", CROP_MARGIN))
+        self.names: list[str] = list(cls["names"])
+        if "none" not in self.names:
+            raise ModelError("the classifier's names lack the 'none' class")
+        self.none_index = self.names.index("none")
+        self.geometry = IndexGeometry.from_spec(spec.get("index_geometry"))
+        # index size band in detector input pixels
+        band = det.get("index_px") or {}
+        c = self.config
+        self.index_px_min = c.index_px_min or float(band.get("min", 14.0))
+        self.index_px_target = c.index_px_target or float(band.get("target", 28.0))
+        self.index_px_max = c.index_px_max or float(band.get("max", 110.0))
+        self.last_stats = RecognitionStats()
+
+    # -- low level -------------------------------------------------------------
+
+    def detect_view(self, image: np.ndarray, view: View) -> tuple[np.ndarray, np.ndarray]:
+        """Run the detector on one view; boxes in INPUT pixels of the view, scores."""
+        inp = render_view(image, view)
+        blob = np.ascontiguousarray(inp[:, :, ::-1].transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
+        out = self.det_session.run(None, {self.det_input: blob})[0]
+        self.last_stats.detector_runs += 1
+        boxes, scores = decode_yolo(out, self.config.det_conf)
+        keep = nms(boxes, scores, self.config.nms_iou)
+        return boxes[keep], scores[keep]
+
+    def detect_views(self, image: np.ndarray, views: list[View]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Detect in several views; merge. Returns source boxes, scores, sizes in input px."""
+        h, w = image.shape[:2]
+        all_boxes, all_scores, all_sizes = [], [], []
+        for v in views:
+            b, s = self.detect_view(image, v)
+            if len(views) > 1:
+                ok = drop_cut_at_tile_edges(b, v, w, h)
+                b, s = b[ok], s[ok]
+            all_sizes.append(box_size(b))
+            all_boxes.append(v.to_source(b))
+            all_scores.append(s)
+        boxes = np.concatenate(all_boxes) if all_boxes else np.zeros((0, 4), np.float32)
+        scores = np.concatenate(all_scores) if all_scores else np.zeros(0, np.float32)
+        sizes = np.concatenate(all_sizes) if all_sizes else np.zeros(0, np.float32)
+        return boxes, scores, sizes
+
+    def classify(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """Probabilities (N, len(names)) for index boxes in source pixels."""
+        if len(boxes) == 0:
+            return np.zeros((0, len(self.names)), dtype=np.float32)
+        crops = [index_crop(image, b, size=self.crop_size, margin=self.crop_margin) for b in boxes]
+        outs = []
+        bs = self.config.classify_batch
+        for i in range(0, len(crops), bs):
+            batch = to_classifier_input(crops[i:i + bs])
+            outs.append(self.cls_session.run(None, {self.cls_input: batch})[0])
+        probs = np.concatenate(outs).astype(np.float32)
+        # accept logits as well as probabilities
+        if probs.min() < 0 or np.abs(probs.sum(axis=1) - 1).max() > 1e-2:
+            e = np.exp(probs - probs.max(axis=1, keepdims=True))
+            probs = e / e.sum(axis=1, keepdims=True)
+        return probs
+
+    # -- scale policy ----------------------------------------------------------
+
+    def find_indices(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """All index boxes (source pixels) and detector scores, at a suitable scale."""
+        h, w = image.shape[:2]
+        c = self.config
+        S = self.imgsz
+        full = letterbox_view(w, h, S)
+        stats = self.last_stats
+        boxes, scores, sizes = self.detect_views(image, [full])
+        stats.passes.append(f"full@{full.scale:.3f}")
+        if not c.tiling:
+            return boxes, scores
+        confident = scores >= max(0.5, c.det_conf)
+        ref = sizes[confident] if confident.any() else sizes
+        second: list[View] = []
+        if len(ref) == 0:
+            if max(w, h) >= c.blind_tile_min_side:
+                # nothing seen: assume indices too small; look at the scale a typical
+                # 720p-1080p frame is read at
+                scale = min(c.max_upscale, max(full.scale * 2.0, S / 1280.0))
+                second = self._tiles(w, h, scale, overlap_px=S / scale * 0.12)
+        else:
+            med = float(np.median(ref))
+            if med < self.index_px_min and full.scale < c.max_upscale:
+                scale = min(c.max_upscale, full.scale * self.index_px_target / max(med, 1.0))
+                overlap = 2.5 * float(np.percentile(ref, 90)) / full.scale
+                second = self._tiles(w, h, scale, overlap)
+            elif med > self.index_px_max:
+                scale = full.scale * self.index_px_target / med
+                second = [letterbox_view(w, h, S, scale=scale)]
+        if not second:
+            return boxes, scores
+        stats.passes.append(f"{len(second)}x@{second[0].scale:.3f}")
+        b2, s2, _ = self.detect_views(image, second)
+        boxes = np.concatenate([b2, boxes])
+        # prefer the second pass when both see the same index
+        scores_pref = np.concatenate([s2 + 1.0, scores])
+        scores_all = np.concatenate([s2, scores])
+        keep = nms(boxes, scores_pref, c.nms_iou, c.nms_ios)
+        return boxes[keep], scores_all[keep]
+
+    def _tiles(self, w: int, h: int, scale: float, overlap_px: float) -> list[View]:
+        views = tile_views(w, h, self.imgsz, scale, overlap_px)
+        while len(views) > self.config.max_tiles:
+            scale *= 0.85
+            views = tile_views(w, h, self.imgsz, scale, overlap_px)
+        return views
+
+    # -- public ----------------------------------------------------------------
+
+    def read_indices(self, image: np.ndarray) -> list[IndexReading]:
+        """Detected and classified corner indices (``none`` dropped)."""
+        t0 = time.perf_counter()
+        boxes, scores = self.find_indices(image)
+        t1 = time.perf_counter()
+        probs = self.classify(image, boxes)
+        t2 = time.perf_counter()
+        self.last_stats.ms_detect = (t1 - t0) * 1000
+        self.last_stats.ms_classify = (t2 - t1) * 1000
+        readings = []
+        for b, s, p in zip(boxes, scores, probs):
+            if int(np.argmax(p)) == self.none_index:
+                continue
+            readings.append(IndexReading(box=tuple(float(v) for v in b), score=float(s), probs=p))
+        self.last_stats.indices = len(readings)
+        return readings
+
+    def recognize(self, image: np.ndarray) -> list[DetectedCard]:
+        """Physical cards in a BGR uint8 image (H, W, 3), most confident first."""
+        image = ensure_bgr(image)
+        self.last_stats = RecognitionStats()
+        t0 = time.perf_counter()
+        readings = self.read_indices(image)
+        cards = assemble(readings, self.names, self.geometry,
+                         min_confidence=self.config.min_card_confidence)
+        self.last_stats.ms_total = (time.perf_counter() - t0) * 1000
+        return cards
+
+    def observe(self, image: np.ndarray, t: float = 0.0) -> FrameObservation:
+        """A :class:`FrameObservation` of one frame (with a sharpness measure)."""
+        image = ensure_bgr(image)
+        cards = self.recognize(image)
+        h, w = image.shape[:2]
+        return FrameObservation(t=t, width=w, height=h, cards=cards, sharpness=sharpness(image))
+
+
+def ensure_bgr(image: np.ndarray) -> np.ndarray:
+    """Accept grey, BGR or BGRA uint8 images; return BGR uint8."""
+    if image is None or not hasattr(image, "shape") or image.size == 0:
+        raise ValueError("empty image")
+    if image.dtype != np.uint8:
+        if np.issubdtype(image.dtype, np.floating) and image.max() <= 1.0:
+            image = (image * 255.0).round()
+        image = np.clip(image, 0, 255).astype(np.uint8)
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.ndim == 3 and image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    if image.ndim == 3 and image.shape[2] == 1:
+        return cv2.cvtColor(image[:, :, 0], cv2.COLOR_GRAY2BGR)
+    if image.ndim == 3 and image.shape[2] == 3:
+        return image
+    raise ValueError(f"unsupported image shape {image.shape}")
+
+
+def sharpness(image: np.ndarray) -> float:
+    """Variance of the Laplacian on a ≤640-px grey copy, squashed to 0..1 (low = blurred)."""
+    h, w = image.shape[:2]
+    f = min(1.0, 640.0 / max(h, w))
+    small = cv2.resize(image, (max(1, int(w * f)), max(1, int(h * f))), interpolation=cv2.INTER_AREA) if f < 1 else image
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    v = float(cv2.Laplacian(grey, cv2.CV_32F).var())
+    return v / (v + 100.0)
