@@ -1,0 +1,401 @@
+"""The SQLite ledger: migrations, atomic hands, corrections/undo as entries, balances, transfers, crash safety."""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from tableref.ledger import Ledger, LedgerError
+from tableref.ledger_migrations import LATEST, MIGRATIONS, SchemaError, current_version, migrate
+from tableref.transfers import fewest_transfers
+
+ROOT = Path(__file__).resolve().parents[1]
+SETUP = {"game": "desmoche", "players": ["Ana", "Beto", "Cris", "Dani"], "stake": 1, "point_value": 0.25}
+
+
+def hand(winner="Ana", **net):
+    net = net or {"Ana": 6, "Beto": -2, "Cris": -2, "Dani": -2}
+    return {"type": "hand_end", "game": "desmoche", "winner": winner, "net": net,
+            "items": [{"item": "win", "player": winner, "points": 3},
+                      {"item": "mico", "player": winner, "points": 3, "cards": ["AH", "2H", "3H"]}],
+            "details": {"melds": {"Ana": [["AH", "2H", "3H"]]}}}
+
+
+@pytest.fixture
+def ledger(tmp_path):
+    with Ledger(tmp_path / "ledger.sqlite3") as led:
+        yield led
+
+
+# ---------------------------------------------------------------- schema and migrations
+def test_new_file_is_wal_and_at_latest_version(tmp_path):
+    path = tmp_path / "l.sqlite3"
+    Ledger(path).close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert current_version(conn) == LATEST
+    assert [r[0] for r in conn.execute("SELECT version FROM schema_version ORDER BY version")] == \
+        [m[0] for m in MIGRATIONS]
+
+
+def test_migration_from_v1_keeps_data(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    conn = sqlite3.connect(path, isolation_level=None)
+    assert migrate(conn, target=1) == 1
+    conn.execute("INSERT INTO sessions (created_at, game) VALUES ('2026-01-01T00:00:00', 'desmoche')")
+    conn.execute("INSERT INTO players (session_id, name, joined_at) VALUES (1, 'Ana', 'x'), (1, 'Beto', 'x')")
+    conn.execute("INSERT INTO hands (session_id, hand_no, created_at, game, winner, point_value, result_json)"
+                 " VALUES (1, 1, 'x', 'desmoche', 'Ana', 1.0, '{\"net\": {\"Ana\": 2, \"Beto\": -2}}')")
+    conn.execute("INSERT INTO entries (session_id, created_at, kind, who, hand_id) VALUES (1, 'x', 'hand', 'referee', 1)")
+    conn.execute("INSERT INTO payments (entry_id, session_id, hand_id, player, points) VALUES (1,1,1,'Ana',2),(1,1,1,'Beto',-2)")
+    conn.close()
+    with Ledger(path) as led:
+        assert led.version == LATEST
+        assert led.current_session() == 1  # closed_at added as NULL: still open, resumed
+        assert led.balances(1) == {"Ana": 2, "Beto": -2}
+        assert led.hands(1)[0]["winner"] == "Ana"
+
+
+def test_refuses_newer_schema_and_foreign_files(tmp_path):
+    newer = tmp_path / "newer.sqlite3"
+    Ledger(newer).close()
+    conn = sqlite3.connect(newer)
+    conn.execute("INSERT INTO schema_version VALUES (?, 'from the future', 'x')", (LATEST + 1,))
+    conn.commit()
+    conn.close()
+    with pytest.raises(SchemaError, match="upgrade tableref"):
+        Ledger(newer)
+    other = tmp_path / "other.sqlite3"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE recipes (x)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(SchemaError, match="not a tableref ledger"):
+        Ledger(other)
+    garbage = tmp_path / "garbage.sqlite3"
+    garbage.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(SchemaError):
+        Ledger(garbage)
+
+
+# ---------------------------------------------------------------- hands
+def test_hand_stored_verbatim_and_itemised(ledger):
+    sid = ledger.open_session(SETUP)
+    result = hand()
+    h = ledger.commit_hand(sid, result)
+    assert h["hand_no"] == 1 and h["result"] == result
+    assert h["net"] == result["net"] == h["net_original"]
+    assert [it["item"] for it in h["items"]] == ["win", "mico"]
+    assert h["items"][1]["cards"] == ["AH", "2H", "3H"]
+    assert h["point_value"] == 0.25
+    assert ledger.balances(sid) == {"Ana": 6, "Beto": -2, "Cris": -2, "Dani": -2}
+    assert ledger.money(sid) == {"Ana": 1.5, "Beto": -0.5, "Cris": -0.5, "Dani": -0.5}
+
+
+@pytest.mark.parametrize("bad,field", [
+    ({"net": {"Ana": 3, "Beto": -2}}, "net"),                 # does not sum to zero
+    ({"net": {"Ana": 2.5, "Beto": -2.5}}, "net.Ana"),         # not whole points
+    ({"net": {"Ana": "2", "Beto": -2}}, "net.Ana"),
+    ({"net": {}}, "net"),
+    ({"net": [1, -1]}, "net"),
+    ({"net": {"": 1, "Beto": -1}}, "net."),
+    ({"net": {"Ana": 1, "Beto": -1}, "items": [{"points": 1}]}, "items[0]"),
+    ({"net": {"Ana": 1, "Beto": -1}, "game": "poker"}, "game"),
+    ({"net": {"Ana": 1, "Beto": -1}, "details": {1, 2}}, "result"),
+])
+def test_bad_hand_is_refused_and_leaves_nothing(ledger, bad, field):
+    sid = ledger.open_session(SETUP)
+    with pytest.raises(LedgerError) as err:
+        ledger.commit_hand(sid, bad)
+    assert err.value.field == field
+    assert ledger.hands(sid) == []
+    assert set(ledger.balances(sid).values()) == {0}
+
+
+def test_hand_commit_is_atomic(ledger, monkeypatch):
+    sid = ledger.open_session(SETUP)
+    ledger.commit_hand(sid, hand())
+    real_execute = ledger._conn.execute
+    calls = {"n": 0}
+
+    class Boom(RuntimeError):
+        pass
+
+    class Conn:
+        def execute(self, sql, *a):
+            if sql.startswith("INSERT INTO items"):
+                calls["n"] += 1
+                if calls["n"] == 2:
+                    raise Boom("disk on fire")
+            return real_execute(sql, *a)
+
+    monkeypatch.setattr(ledger, "_conn", Conn())
+    with pytest.raises(Boom):
+        ledger.commit_hand(sid, hand("Beto", Ana=-2, Beto=6, Cris=-2, Dani=-2))
+    monkeypatch.undo()
+    assert [h["hand_no"] for h in ledger.hands(sid)] == [1]
+    assert ledger.balances(sid)["Beto"] == -2
+    conn = ledger._conn
+    assert conn.execute("SELECT COUNT(*) FROM payments").fetchone()[0] == 4
+    assert conn.execute("SELECT COUNT(*) FROM items").fetchone()[0] == 2
+    assert conn.execute("SELECT COUNT(*) FROM entries WHERE kind='hand'").fetchone()[0] == 1
+
+
+def test_replayed_hand_is_counted_once(ledger):
+    sid = ledger.open_session(SETUP)
+    a = ledger.commit_hand(sid, hand(), external_id="run1-hand1")
+    b = ledger.commit_hand(sid, hand(), external_id="run1-hand1")
+    assert a["id"] == b["id"] and len(ledger.hands(sid)) == 1
+
+
+def test_unknown_player_in_result_is_added_not_lost(ledger):
+    sid = ledger.open_session({**SETUP, "players": ["Ana", "Beto"]})
+    ledger.commit_hand(sid, hand("Ana", Ana=4, Beto=-2, Seat3=-2))
+    assert ledger.balances(sid) == {"Ana": 4, "Beto": -2, "Seat3": -2}
+
+
+# ---------------------------------------------------------------- corrections and undo
+def test_corrections_and_undo_are_entries_nothing_overwritten(ledger):
+    sid = ledger.open_session(SETUP)
+    h1 = ledger.commit_hand(sid, hand())
+    h2 = ledger.commit_hand(sid, hand("Beto", Ana=-1, Beto=3, Cris=-1, Dani=-1))
+    with pytest.raises(LedgerError, match="reason"):
+        ledger.correct_hand(sid, h1["id"], {"Ana": 9, "Beto": -3, "Cris": -3, "Dani": -3}, who="host", why="")
+    e = ledger.correct_hand(sid, h1["id"], {"Ana": 9, "Beto": -3, "Cris": -3, "Dani": -3}, who="host",
+                            why="Color bonus missed", client="10.0.0.7")
+    h1b = ledger.hand(h1["id"])
+    assert h1b["net"] == {"Ana": 9, "Beto": -3, "Cris": -3, "Dani": -3}
+    assert h1b["net_original"] == h1["net"] and h1b["result"] == h1["result"] and h1b["corrected"]
+    assert ledger.balances(sid) == {"Ana": 8, "Beto": 0, "Cris": -4, "Dani": -4}
+    # Undo with no target: the newest money entry (the correction).
+    u1 = ledger.undo(sid, who="host", why="wrong hand")
+    assert ledger.hand(h1["id"])["net"] == h1["net"]
+    # Undo the hand 2 entirely, then redo it by undoing the undo.
+    u2 = ledger.undo(sid, h2["entry_id"], who="host", why="misdeal")
+    assert ledger.hand(h2["id"])["undone"] and set(ledger.hand(h2["id"])["net"].values()) == {0}
+    with pytest.raises(LedgerError, match="already undone"):
+        ledger.undo(sid, h2["entry_id"])
+    with pytest.raises(LedgerError, match="undo the undo"):
+        ledger.correct_hand(sid, h2["id"], {"Ana": 1, "Beto": -1}, why="x")
+    ledger.undo(sid, u2, who="host", why="it was fine after all")
+    assert ledger.hand(h2["id"])["net"] == h2["net"] and not ledger.hand(h2["id"])["undone"]
+    entries = ledger.entries(sid)
+    kinds = [x["kind"] for x in entries]
+    assert kinds == ["session_open", "hand", "hand", "hand_correction", "undo", "undo", "undo"]
+    corr = next(x for x in entries if x["id"] == e)
+    assert corr["who"] == "host" and corr["why"] == "Color bonus missed" and corr["client"] == "10.0.0.7"
+    assert corr["undone"] and corr["payload"]["before"] == h1["net"]
+    assert next(x for x in entries if x["id"] == u1)["target_entry_id"] == e
+    # Every entry's payments sum to zero, so the balances always do.
+    for x in entries:
+        assert sum(x["payments"].values()) == 0
+    assert sum(ledger.balances(sid).values()) == 0
+    # Raw rows: the original hand's payments are still there, untouched.
+    rows = ledger._conn.execute("SELECT player, points FROM payments WHERE entry_id=?", (h1["entry_id"],)).fetchall()
+    assert {r[0]: r[1] for r in rows} == h1["net"]
+
+
+def test_card_corrections_and_setup_are_logged(ledger):
+    sid = ledger.open_session(SETUP)
+    ledger.record_card_correction(sid, {"track_id": 7, "from": "8H", "to": "6H"}, who="host", why="camera misread")
+    ledger.record_setup(sid, {**SETUP, "players": ["Ana", "Beto", "Cris", "Eva"], "point_value": 1.0})
+    assert ledger.players(sid) == ["Ana", "Beto", "Cris", "Eva", "Dani"]
+    assert ledger.setup(sid)["point_value"] == 1.0
+    kinds = [e["kind"] for e in ledger.entries(sid)]
+    assert kinds == ["session_open", "card_correction", "setup"]
+    with pytest.raises(LedgerError, match="moves no points"):
+        ledger.undo(sid, ledger.entries(sid)[1]["id"])
+    with pytest.raises(LedgerError, match="nothing to undo"):
+        ledger.undo(sid)
+
+
+def test_point_value_in_force_at_each_hand(ledger):
+    sid = ledger.open_session(SETUP)  # 0.25 per point
+    ledger.commit_hand(sid, hand())
+    ledger.record_setup(sid, {**SETUP, "point_value": 1.0})
+    ledger.commit_hand(sid, hand())
+    assert ledger.balances(sid)["Ana"] == 12
+    assert ledger.money(sid)["Ana"] == 6 * 0.25 + 6 * 1.0
+
+
+def test_sessions_resume_and_close(ledger):
+    sid, resumed = ledger.resume_or_open(SETUP)
+    assert not resumed
+    assert ledger.resume_or_open(SETUP) == (sid, True)
+    new = ledger.open_session({**SETUP, "game": "marriage"})
+    assert new != sid and ledger.current_session() == new
+    assert ledger.session_info(sid)["closed_at"] is not None
+    with pytest.raises(LedgerError, match="closed"):
+        ledger.commit_hand(sid, hand())
+
+
+def test_csv_export(ledger):
+    sid = ledger.open_session({**SETUP, "players": ["=cmd()", "Beto"]})
+    h = ledger.commit_hand(sid, {"winner": "=cmd()", "net": {"=cmd()": 2, "Beto": -2},
+                                 "items": [{"item": "win", "player": "=cmd()", "points": 2}]})
+    ledger.correct_hand(sid, h["id"], {"=cmd()": 3, "Beto": -3}, why="bonus")
+    text = ledger.export_csv(sid)
+    import csv
+    import io
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0][8:10] == ["'=cmd()", "Beto"]
+    assert rows[1][2] == "hand" and rows[1][8:10] == ["2", "-2"]
+    assert rows[2][2] == "hand_correction" and rows[2][8:10] == ["1", "-1"]
+    assert rows[3][2] == "balance" and rows[3][8:10] == ["3", "-3"]
+    assert rows[5][2] == "transfer" and rows[5][7] == "Beto pays =cmd()"
+
+
+# ---------------------------------------------------------------- balances and transfers
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(-20, 20), min_size=3, max_size=3), min_size=1, max_size=8),
+       st.lists(st.integers(0, 20), max_size=4))
+def test_balances_always_sum_to_zero(tmp_path_factory, hands, undo_picks):
+    path = tmp_path_factory.mktemp("h") / "l.sqlite3"
+    with Ledger(path) as led:
+        sid = led.open_session({"game": "marriage", "players": ["a", "b", "c", "d"]})
+        ids = []
+        for vals in hands:
+            net = {"a": vals[0], "b": vals[1], "c": vals[2], "d": -sum(vals)}
+            ids.append(led.commit_hand(sid, {"net": net}))
+        for pick in undo_picks:
+            h = ids[pick % len(ids)]
+            try:
+                led.undo(sid, h["entry_id"], why="test")
+            except LedgerError:
+                pass
+        bal = led.balances(sid)
+        assert sum(bal.values()) == 0
+        expect = {p: 0 for p in "abcd"}
+        for h in led.hands(sid):
+            if not h["undone"]:
+                for p, v in h["net_original"].items():
+                    expect[p] += v
+        assert bal == expect
+        settled = dict(bal)
+        for t in led.transfers(sid):
+            settled[t["from"]] += t["points"]
+            settled[t["to"]] -= t["points"]
+        assert set(settled.values()) <= {0}
+
+
+def _brute_min_transfers(bal):
+    """Minimum transfers by the zero-sum-partition bound, by brute force over set partitions."""
+    names = [n for n in bal if bal[n]]
+    best = 0
+
+    def partitions(items):
+        if not items:
+            yield []
+            return
+        first, rest = items[0], items[1:]
+        for p in partitions(rest):
+            yield [[first], *p]
+            for i in range(len(p)):
+                yield [*p[:i], [first, *p[i]], *p[i + 1:]]
+
+    for p in partitions(names):
+        if all(sum(bal[n] for n in g) == 0 for g in p):
+            best = max(best, len(p))
+    return len(names) - best
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(-30, 30), min_size=1, max_size=6))
+def test_fewest_transfers_is_minimal_and_settles(values):
+    bal = {f"p{i}": v for i, v in enumerate(values)}
+    bal["last"] = -sum(values)
+    out = fewest_transfers(bal)
+    left = dict(bal)
+    for t in out:
+        assert t["points"] > 0 and bal[t["from"]] < 0 < bal[t["to"]]
+        left[t["from"]] += t["points"]
+        left[t["to"]] -= t["points"]
+    assert set(left.values()) <= {0}
+    assert len(out) == _brute_min_transfers(bal)
+
+
+def test_fewest_transfers_beats_plain_greedy():
+    # Plain greedy pays 10 to A first and needs 4 transfers; two zero-sum pairs need only 2... plus one.
+    bal = {"A": 10, "B": 7, "C": -7, "D": -6, "E": -4}
+    out = fewest_transfers(bal)
+    assert len(out) == 3  # {B,C} settle in one, {A,D,E} in two
+    assert {"from": "C", "to": "B", "points": 7} in out
+    with pytest.raises(ValueError):
+        fewest_transfers({"A": 1, "B": 0})
+
+
+# ---------------------------------------------------------------- crash: kill -9 mid-hand
+CHILD = textwrap.dedent("""
+    import sys, time
+    sys.path.insert(0, {root!r})
+    from tableref.ledger import Ledger
+    led = Ledger({path!r})
+    sid, resumed = led.resume_or_open({{"game": "desmoche", "players": ["Ana", "Beto", "Cris"]}})
+    real_entry = led._entry
+    state = {{"n": 0}}
+    def slow_entry(c, *a, **k):
+        out = real_entry(c, *a, **k)
+        if a[1] == "hand":
+            state["n"] += 1
+            if state["n"] == {stall_at}:
+                print("IN_TX", flush=True)   # the hand row is written, its payments not yet
+                time.sleep(60)
+        return out
+    led._entry = slow_entry
+    for i in range(1, 1000):
+        led.commit_hand(sid, {{"winner": "Ana", "net": {{"Ana": 2, "Beto": -1, "Cris": -1}},
+                               "items": [{{"item": "win", "player": "Ana", "points": 2}}]}})
+        print("COMMITTED", i, flush=True)
+""")
+
+
+def test_kill_9_mid_hand_loses_only_that_hand_and_resumes(tmp_path):
+    path = str(tmp_path / "crash.sqlite3")
+    proc = subprocess.Popen([sys.executable, "-c", CHILD.format(root=str(ROOT), path=path, stall_at=6)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    committed = 0
+    try:
+        for line in proc.stdout:
+            if line.startswith("COMMITTED"):
+                committed = int(line.split()[1])
+            if line.startswith("IN_TX"):
+                break
+        else:
+            pytest.fail("child ended early: " + proc.stderr.read())
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    assert committed == 5 and proc.returncode == -signal.SIGKILL
+    # Restart: the file opens, the five committed hands are intact, the half-written sixth is gone.
+    with Ledger(path) as led:
+        assert led._conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        sid = led.current_session()
+        assert sid == 1
+        hands = led.hands(sid)
+        assert [h["hand_no"] for h in hands] == [1, 2, 3, 4, 5]
+        assert all(h["net"] == {"Ana": 2, "Beto": -1, "Cris": -1} and len(h["items"]) == 1 for h in hands)
+        assert led.balances(sid) == {"Ana": 10, "Beto": -5, "Cris": -5}
+        assert led._conn.execute("SELECT COUNT(*) FROM payments").fetchone()[0] == 15
+    # ...and the session resumes: a second run continues the same session with hand 6.
+    proc = subprocess.Popen([sys.executable, "-c", CHILD.format(root=str(ROOT), path=path, stall_at=3)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stdout:
+            if line.startswith("IN_TX"):
+                break
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    with Ledger(path) as led:
+        assert [h["hand_no"] for h in led.hands(1)] == [1, 2, 3, 4, 5, 6, 7]
+        assert led.balances(1) == {"Ana": 14, "Beto": -7, "Cris": -7}
+        assert len(led.sessions()) == 1
