@@ -1,0 +1,10 @@
+"""Desmoche: the rules engine (pure, no I/O).
+
+Modules: ``settings`` (house-rule switches), ``melds`` (runs, sets, laying order),
+``autowin`` (peladilla, cuatro cuerpos, color), ``moves`` (what changed on the
+table and whether it was legal), ``hand`` (the full hand as a state machine),
+``bonuses`` (Mico, Arriba del Palo, Color), ``side_games``, ``settle`` (stakes,
+pot carry-over, nets), ``table`` (the snapshot referee for the camera session),
+``seats`` (seat order and direction of play).
+"""
+from .settings import DesmocheSettings, desmoche_settings  # noqa: F401
