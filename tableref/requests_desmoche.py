@@ -1,0 +1,202 @@
+"""JSON requests for ``tableref desmoche hand|melds|settle`` (see docs/rules-desmoche.md).
+
+Each handler takes the request dict and returns the response dict; bad input
+raises :class:`referee.errors.RefereeError` naming the offending ``field``.
+
+``hand`` -- request ``{"cards": [9 cards], "before_cambio": [9 cards] (optional),
+"rules": {...}}``; response ``{"autowin": "peladilla" | "cuatro_cuerpos" | "color" |
+null, "autowins": [...every kind shown...], "reason": str, "tiebreak": [ranks, ace 14],
+"cards": [...], "side_games": {game: [cards] | null}}``. ``side_games`` is
+judged on ``before_cambio`` when given (the dealt cards), else on ``cards``.
+Several players at once: ``{"players": [{"name": "p1", "cards": [...],
+"before_cambio": [...]}, ...] (seats clockwise), "dealer": "p3", "rules": {...}}``
+adds ``"winner"`` (ties resolved) and ``"players": [{"name", "autowin", ...}]``.
+
+``melds`` -- request ``{"melds": [[cards in the order laid], ...], "rules": {...}}``;
+response ``{"valid": bool, "cards": int, "complete": bool, "problems": [str],
+"disqualified": bool, "melds": [{"cards": [...], "kind": "run" | "set" | null,
+"valid": bool, "in_order": bool, "reason": str | null}]}``.
+
+``settle`` -- request::
+
+    {"players": [{"name": "p1", "melds": [[...], ...], "dealt": [9 cards]}, ...],
+     "dealer": "p3",            # optional: ties in side games / automatic wins
+     "winner": "p1",            # or null when the stock ran out
+     "autowin": null,           # or "peladilla" | "cuatro_cuerpos" | "color"
+     "stake": 1, "pot_carried": 0,
+     "disqualified": ["p2"],    # optional
+     "side_games": [{"game": "oro", "players": ["p1", "p2"], "stake": 1,
+                     "winner": "p2"}],   # players default to all, stake to the
+                                         # main stake, winner found from "dealt"
+     "rules": {...}}
+
+``players`` lists the seats clockwise around the table (a plain name string is
+fine for a player with nothing on the table). Response: ``{"winner", "autowin",
+"stake", "pot": {"carried_in", "antes", "to_winner", "carried_out"},
+"bonuses": [{"bonus", "payer", "amount", "cards", "reason"}], "side_games":
+[{"game", "players", "stake", "pot", "winner", "cards", "note"}], "net": {name:
+points}, "players": [{"name", "ante", "table_cards", "bonuses_paid",
+"bonuses_received", "disqualified", "net"}], "notes": [...]}``;
+``sum(net) + pot.carried_out - pot.carried_in == 0``.
+"""
+from __future__ import annotations
+
+from referee.cards import parse_cards
+from referee.desmoche.autowin import autowins, explain, resolve, tiebreak_key
+from referee.desmoche.melds import check_duplicates, check_table
+from referee.desmoche.seats import check_seats, play_order
+from referee.desmoche.settings import desmoche_settings
+from referee.desmoche.settle import SideGame, settle_hand
+from referee.desmoche.side_games import side_games_of
+from referee.errors import RefereeError
+
+HAND_CARDS = 9
+
+
+def _nine(value, field):
+    if value is None:
+        raise RefereeError(f"'{field}' is missing: give the {HAND_CARDS} cards of the hand", field)
+    cards = parse_cards(value, field)
+    if len(cards) != HAND_CARDS:
+        raise RefereeError(f"a Desmoche hand has {HAND_CARDS} cards, got {len(cards)}", field)
+    check_duplicates(cards, field)
+    return cards
+
+
+def _one_hand(cards, before, settings) -> dict:
+    found = autowins(cards, settings)
+    kind = found[0] if found else None
+    shown = cards
+    if kind is None and before is not None:
+        found = autowins(before, settings)
+        kind = found[0] if found else None
+        shown = before if kind else cards
+    return {
+        "autowin": kind,
+        "autowins": found,
+        "before_cambio": kind is not None and shown is before,
+        "reason": explain(kind, shown, settings),
+        "tiebreak": list(tiebreak_key(kind, shown)) if kind else [],
+        "cards": [str(c) for c in cards],
+        "side_games": side_games_of(before if before is not None else cards, settings),
+    }
+
+
+def handle_hand(request: dict) -> dict:
+    settings = desmoche_settings(request.get("rules"))
+    if "players" in request and "cards" not in request:
+        entries = request["players"]
+        if not isinstance(entries, list):
+            raise RefereeError("players must be a list", "players")
+        names, results, claims = [], [], {}
+        seen = []
+        for i, e in enumerate(entries):
+            if not isinstance(e, dict) or not isinstance(e.get("name"), str):
+                raise RefereeError("each player needs a name and cards", f"players[{i}]")
+            cards = _nine(e.get("cards"), f"players[{i}].cards")
+            before = _nine(e["before_cambio"], f"players[{i}].before_cambio") if e.get("before_cambio") is not None else None
+            seen.extend(cards)
+            r = _one_hand(cards, before, settings)
+            r["name"] = e["name"]
+            names.append(e["name"])
+            results.append(r)
+            if r["autowin"]:
+                claims[e["name"]] = (r["autowin"], before if r["before_cambio"] else cards)
+        check_seats(names)
+        check_duplicates(seen, "players")
+        dealer = request.get("dealer")
+        if dealer is not None and dealer not in names:
+            raise RefereeError(f"the dealer {dealer!r} is not one of the players", "dealer")
+        winner = resolve(claims, play_order(names, dealer, settings))
+        return {"winner": winner, "autowin": claims[winner][0] if winner else None, "players": results}
+    cards = _nine(request.get("cards"), "cards")
+    before = None
+    if request.get("before_cambio") is not None:
+        before = _nine(request["before_cambio"], "before_cambio")
+    return _one_hand(cards, before, settings)
+
+
+def _melds(value, field):
+    if not isinstance(value, list):
+        raise RefereeError("melds must be a list of melds, each a list of cards in the order laid", field)
+    out = []
+    for i, m in enumerate(value):
+        if not isinstance(m, list):
+            raise RefereeError("each meld must be a list of cards in the order laid", f"{field}[{i}]")
+        out.append(parse_cards(m, f"{field}[{i}]"))
+    return out
+
+
+def handle_melds(request: dict) -> dict:
+    settings = desmoche_settings(request.get("rules"))
+    if "melds" not in request:
+        raise RefereeError("'melds' is missing: give a list of melds, each a list of cards", "melds")
+    melds = _melds(request["melds"], "melds")
+    check_duplicates([c for m in melds for c in m], "melds")
+    return check_table(melds, settings).to_json()
+
+
+def _points(request, key, default):
+    v = request.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+        raise RefereeError(f"{key} must be a number of points, 0 or more, got {v!r}", key)
+    return v
+
+
+def handle_settle(request: dict) -> dict:
+    settings = desmoche_settings(request.get("rules"))
+    entries = request.get("players")
+    if not isinstance(entries, list):
+        raise RefereeError("players must be a list of the players, clockwise around the table", "players")
+    names, melds, dealt = [], {}, {}
+    for i, e in enumerate(entries):
+        if isinstance(e, str):
+            e = {"name": e}
+        if not isinstance(e, dict) or not isinstance(e.get("name"), str) or not e["name"]:
+            raise RefereeError("each player needs a name", f"players[{i}]")
+        name = e["name"]
+        names.append(name)
+        melds[name] = _melds(e.get("melds", []), f"players[{i}].melds")
+        if e.get("dealt") is not None:
+            dealt[name] = _nine(e["dealt"], f"players[{i}].dealt")
+    check_seats(names)
+    check_duplicates([c for ms in melds.values() for m in ms for c in m], "players")
+    check_duplicates([c for cs in dealt.values() for c in cs], "players")
+    for name, ms in melds.items():
+        n = sum(len(m) for m in ms)
+        if n > 10:
+            raise RefereeError(f"{name} has {n} cards on the table: nobody holds more than 10",
+                               f"players[{names.index(name)}].melds")
+    stake = _points(request, "stake", 1)
+    pot = _points(request, "pot_carried", 0)
+    dealer = request.get("dealer")
+    if dealer is not None and dealer not in names:
+        raise RefereeError(f"the dealer {dealer!r} is not one of the players", "dealer")
+    disq = request.get("disqualified", [])
+    if not isinstance(disq, list) or any(d not in names for d in disq):
+        raise RefereeError("disqualified must list names of players", "disqualified")
+    side = []
+    raw_side = request.get("side_games", [])
+    if not isinstance(raw_side, list):
+        raise RefereeError("side_games must be a list", "side_games")
+    for i, sg in enumerate(raw_side):
+        if isinstance(sg, str):
+            sg = {"game": sg}
+        if not isinstance(sg, dict) or "game" not in sg:
+            raise RefereeError("each side game needs a 'game'", f"side_games[{i}]")
+        players = sg.get("players", names)
+        if not isinstance(players, list) or len(set(players)) != len(players):
+            raise RefereeError("side game players must be a list of different names", f"side_games[{i}].players")
+        side.append(SideGame(sg["game"], players, sg.get("stake", stake), sg.get("winner")))
+    winner = request.get("winner")
+    s = settle_hand(names, winner=winner, stake=stake, pot_carried=pot, melds=melds,
+                    autowin=request.get("autowin"), side_games=side, dealt=dealt, dealer=dealer,
+                    disqualified=disq, settings=settings)
+    return s.to_json()
+
+
+COMMANDS = {
+    "hand": (handle_hand, "automatic win of a 9-card hand (peladilla, cuatro cuerpos, color) and its side-game cards"),
+    "melds": (handle_melds, "check a player's table melds (runs, sets, laying order, 10-card win)"),
+    "settle": (handle_settle, "settle a hand: pot, carry-over, bonuses, side games, net per player"),
+}
