@@ -1,0 +1,304 @@
+"""Rule-following bots for the simulator.
+
+A bot plays a whole hand; every change the camera could see (melds laid, cards
+added, desmoche moves, the centre's face-up card, hands laid down for counting)
+becomes a :class:`Keyframe`; the hand's outcome, computed by the referee, is the
+ground truth that ``tableref watch`` must reproduce from the video.
+
+The bots are simple and greedy, but every move they make is checked with the
+referee (:mod:`referee.desmoche`, :mod:`referee.marriage`); they never cheat.
+"""
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass, field
+
+from referee.cards import Card, format_cards, full_pack
+from referee.desmoche import autowin as dm_autowin
+from referee.desmoche.melds import check_table, laid_order, meld_kind
+from referee.desmoche.seats import claim_order, next_player, play_order
+from referee.desmoche.settings import DesmocheSettings
+from referee.desmoche.settle import settle_hand
+
+NAMES = ["Ana", "Beto", "Cris", "Dani", "Eva"]
+
+
+@dataclass
+class Keyframe:
+    """The visible table after one action.
+
+    ``table[s]`` is seat ``s``'s melds, each a list of card labels in the order
+    they lie left to right as seen from the seat; ``centre`` the face-up cards in
+    the centre zone; ``stock`` how many face-down cards lie in the centre;
+    ``actor`` the seat whose hand reaches over the table for this change (None:
+    nobody); ``targets`` the labels of the cards that appeared or moved.
+    """
+
+    table: list[list[list[str]]]
+    centre: list[str]
+    stock: int
+    actor: int | None
+    targets: list[str]
+    text: str
+    face_down: list[list[bool]] | None = None
+
+    def to_json(self) -> dict:
+        return {"table": self.table, "centre": self.centre, "stock": self.stock, "actor": self.actor,
+                "targets": self.targets, "text": self.text}
+
+
+@dataclass
+class Script:
+    game: str
+    seed: int
+    players: list[str]
+    keyframes: list[Keyframe]
+    truth: dict
+    layout: dict = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------------------------
+# Desmoche
+# ---------------------------------------------------------------------------------------------
+def _labels(melds) -> list[list[str]]:
+    return [format_cards(m) for m in melds]
+
+
+class DesmocheBot:
+    """A greedy Desmoche player: uses every card it can, pays its least useful card."""
+
+    def __init__(self, name: str, seat: int, rng: random.Random, settings: DesmocheSettings,
+                 sloppy: float = 0.0):
+        self.name, self.seat, self.rng, self.settings = name, seat, rng, settings
+        self.hand: list[Card] = []
+        self.melds: list[list[Card]] = []
+        self.sloppy = sloppy            # chance of laying a meld out of order (a warning, not illegal)
+
+    @property
+    def table_count(self) -> int:
+        return sum(len(m) for m in self.melds)
+
+    # -- what can be done with a card ----------------------------------------------------
+    def _order(self, cards: list[Card]) -> list[Card]:
+        good = laid_order(cards)
+        if len(good) >= 3 and self.rng.random() < self.sloppy:
+            bad = list(good)
+            bad[0], bad[1] = bad[1], bad[0]
+            return bad
+        return good
+
+    def plan(self, card: Card):
+        """The best legal use of ``card``: (score, action) or None.
+
+        Actions: ("extend", meld_index, side) | ("new", hand_cards) |
+        ("desmoche", meld_index, taken_card, hand_cards).
+        """
+        options = []
+        for i, m in enumerate(self.melds):
+            kind = meld_kind(m)
+            if card not in m and meld_kind(m + [card]) is not None:
+                side = "left" if kind == "run" and card.rank < min(c.rank for c in m) else "right"
+                options.append((1, ("extend", i, side)))
+        hand = self.hand
+        for k in (4, 3, 2):
+            for combo in itertools.combinations(hand, k):
+                if meld_kind(list(combo) + [card]) is not None:
+                    options.append((k + 0.5, ("new", list(combo))))
+            if any(o[0] >= k for o in options):
+                break
+        for i, m in enumerate(self.melds):
+            if len(m) < 4:
+                continue
+            for x in m:
+                rest = [c for c in m if c != x]
+                if meld_kind(rest) is None:
+                    continue
+                for k in (2, 1):
+                    for combo in itertools.combinations(hand, k):
+                        if meld_kind(list(combo) + [card, x]) is not None:
+                            options.append((k + 0.25, ("desmoche", i, x, list(combo))))
+        if not options:
+            return None
+        best = max(o[0] for o in options)
+        cands = [o for o in options if o[0] == best]
+        return cands[self.rng.randrange(len(cands))]
+
+    def apply(self, card: Card, action) -> list[str]:
+        """Lay ``card`` as planned (and extend melds with hand cards). Returns moved/new labels."""
+        targets = [str(card)]
+        kind = action[0]
+        if kind == "extend":
+            _, i, side = action
+            if side == "left":
+                self.melds[i].insert(0, card)
+            else:
+                self.melds[i].append(card)
+        elif kind == "new":
+            cards = action[1]
+            for c in cards:
+                self.hand.remove(c)
+            self.melds.append(self._order(cards + [card]))
+            targets += [str(c) for c in cards]
+        elif kind == "desmoche":
+            _, i, x, cards = action
+            for c in cards:
+                self.hand.remove(c)
+            self.melds[i].remove(x)
+            self.melds.append(self._order(cards + [card, x]))
+            targets += [str(c) for c in cards] + [str(x)]
+        # extend own melds with hand cards that fit (allowed any time a card is used)
+        changed = True
+        while changed and self.hand:
+            changed = False
+            for c in list(self.hand):
+                for m in self.melds:
+                    if c not in m and meld_kind(m + [c]) is not None:
+                        if meld_kind(m) == "run" and c.rank < min(x.rank for x in m):
+                            m.insert(0, c)
+                        else:
+                            m.append(c)
+                        self.hand.remove(c)
+                        targets.append(str(c))
+                        changed = True
+                        break
+        return targets
+
+    def usefulness(self, c: Card, pool: list[Card]) -> float:
+        score = 0.0
+        for o in pool:
+            if o == c:
+                continue
+            if o.rank == c.rank:
+                score += 1.0
+            elif o.suit == c.suit and abs(o.rank - c.rank) <= 2:
+                score += 1.2 if abs(o.rank - c.rank) == 1 else 0.6
+        for m in self.melds:
+            if c not in m and meld_kind(m + [c]) is not None:
+                score += 3
+        return score + self.rng.random() * 0.1
+
+    def pay(self) -> Card:
+        pool = self.hand + [c for m in self.melds for c in m]
+        c = min(self.hand, key=lambda x: self.usefulness(x, pool))
+        self.hand.remove(c)
+        return c
+
+    def cambio_card(self) -> Card:
+        c = min(self.hand, key=lambda x: self.usefulness(x, self.hand))
+        self.hand.remove(c)
+        return c
+
+
+def play_desmoche(seed: int, n_players: int | None = None, rules: dict | None = None,
+                  stake: int = 1, max_turns: int = 200) -> Script:
+    """Play one hand of Desmoche with bots; return the script and the truth."""
+    from referee.desmoche.settings import desmoche_settings
+
+    settings = desmoche_settings(rules)
+    rng = random.Random(seed)
+    n = n_players or rng.choice([2, 3, 3, 4, 4])
+    names = NAMES[:n]
+    sloppy = 0.15
+    bots = [DesmocheBot(nm, i, random.Random(rng.random()), settings, sloppy) for i, nm in enumerate(names)]
+    by_name = {b.name: b for b in bots}
+    deck = full_pack()
+    rng.shuffle(deck)
+    dealer = names[-1]
+    order = play_order(names, dealer, settings)
+    for _ in range(9):
+        for p in order:
+            by_name[p].hand.append(deck.pop())
+    dealt = {b.name: list(b.hand) for b in bots}
+    frames: list[Keyframe] = []
+    discard: list[Card] = []
+
+    def snap(actor, targets, text, centre=None, face_up_hands=None):
+        table = []
+        for b in bots:
+            if face_up_hands and b.name in face_up_hands:
+                table.append([format_cards(face_up_hands[b.name])])
+            else:
+                table.append(_labels(b.melds))
+        cen = centre if centre is not None else ([str(discard[-1])] if discard else [])
+        frames.append(Keyframe(table, cen, len(deck), actor, list(targets), text))
+
+    snap(None, [], "the hand is dealt")
+    # Cambio: each passes one card face down to the next player in play direction
+    passes = {b.name: b.cambio_card() for b in bots}
+    for b in bots:
+        giver = [p for p in names if next_player(names, p, settings) == b.name][0]
+        b.hand.append(passes[giver])
+    # automatic wins (before or after the Cambio), declared before the first draw
+    claims = {}
+    for b in bots:
+        kind, cards = dm_autowin.best_autowin(b.hand, settings, before_cambio=dealt[b.name])
+        if kind:
+            claims[b.name] = (kind, cards)
+    winner = None
+    autowin_kind = None
+    if claims:
+        winner = dm_autowin.resolve(claims, order)
+        autowin_kind = claims[winner][0]
+        shown = {p: claims[p][1] for p in claims}
+        snap(None, [str(c) for p in shown for c in shown[p]],
+             "automatic win declared: " + ", ".join(f"{p} ({claims[p][0]})" for p in claims),
+             centre=[], face_up_hands={p: _autowin_layout(shown[p]) for p in shown})
+        melds_final = {p: ([shown[p]] if p in shown else []) for p in names}
+    else:
+        current = order[0]
+        turns = 0
+        while deck and winner is None and turns < max_turns:
+            turns += 1
+            card = deck.pop()
+            offer_to = [current] + [p for p in claim_order(names, current, settings) if p != current]
+            holder = current
+            while True:
+                user = None
+                for p in offer_to:
+                    plan = by_name[p].plan(card)
+                    if plan is not None:
+                        user = p
+                        break
+                if user is None:
+                    discard.append(card)
+                    current = next_player(names, holder, settings)
+                    break
+                bot = by_name[user]
+                targets = bot.apply(card, plan[1])
+                if bot.table_count == 10 and not bot.hand:
+                    if check_table(bot.melds, settings).complete:
+                        winner = user
+                        snap(bot.seat, targets, f"{user} lays {card} and has ten cards on the table")
+                        break
+                paid = bot.pay()
+                snap(bot.seat, targets, f"{user} uses {card} and pays {paid}")
+                holder = user
+                card = paid
+                offer_to = [p for p in claim_order(names, user, settings) if p != user]
+            if winner is None and current is not None and not deck:
+                break
+        melds_final = {b.name: [list(m) for m in b.melds] for b in bots}
+    settlement = settle_hand(names, winner=winner, stake=stake, pot_carried=0, melds=melds_final,
+                             autowin=autowin_kind, dealer=dealer, settings=settings)
+    # a last, still frame so the end state is visible for a while
+    last = frames[-1]
+    frames.append(Keyframe(last.table, last.centre, last.stock, None, [], "end of hand"))
+    truth = {
+        "game": "desmoche",
+        "seed": seed,
+        "players": names,
+        "dealer": dealer,
+        "stake": stake,
+        "winner": winner,
+        "autowin": autowin_kind,
+        "net": dict(settlement.net),
+        "settlement": settlement.to_json(),
+        "melds": {p: _labels(ms) for p, ms in melds_final.items()},
+        "rules": rules or {},
+    }
+    return Script("desmoche", seed, names, frames, truth)
+
+
+def _autowin_layout(cards: list[Card]) -> list[Card]:
+    return sorted(cards, key=lambda c: (c.suit, c.rank))
