@@ -1,0 +1,184 @@
+"""Hand analysis: can the hand see the joker, can it go out, the arrangement, the maal."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from ..cards import Card, check_copies, parse_card, parse_cards
+from ..errors import CardError, RefereeError
+from . import combos
+from .maal import Maal, count_maal
+from .search import count_dublees, face_card, find_finish, find_pure, materialise, pack
+from .settings import MarriageRules, build_rules
+from .wild import Wild
+
+HAND_SIZE = 21
+
+
+def _sort_meld(cards: list[Card], wild: Wild | None) -> list[Card]:
+    """Naturals in rank order (Q-K-A with the ace last), wild cards after them."""
+    kind = combos.natural_kind(cards)
+    if kind is not None or wild is None:
+        out = sorted(cards, key=lambda c: (c.suit, c.rank))
+        if [c.rank for c in out] == [1, 12, 13]:
+            out = out[1:] + out[:1]
+        return out
+    jokers = [c for c in cards if wild.is_joker(c)]
+    naturals = sorted((c for c in cards if not wild.is_joker(c)), key=lambda c: (c.rank, c.suit))
+    if len(naturals) == 2 and naturals[0].rank == 1 and naturals[1].rank >= 12:
+        naturals = naturals[1:] + naturals[:1]
+    return naturals + jokers
+
+
+def parse_tunnelas(items, field: str = "exposed_tunnelas") -> list[list[Card]]:
+    if items is None:
+        return []
+    if not isinstance(items, (list, tuple)):
+        raise RefereeError("exposed tunnelas must be a list of three-card lists", field)
+    out = []
+    for i, t in enumerate(items):
+        cards = parse_cards(t, f"{field}[{i}]")
+        if len(cards) != 3 or not (cards[0] == cards[1] == cards[2]):
+            raise RefereeError(
+                f"an exposed tunnela must be three identical cards, got {' '.join(map(str, cards))}",
+                f"{field}[{i}]")
+        out.append(cards)
+    return out
+
+
+def split_hand(cards: list[Card], tunnelas: list[list[Card]], sizes=(21, 22), field: str = "cards") -> list[Card]:
+    """The cards held besides the exposed tunnelas.
+
+    ``cards`` may either leave the exposed tunnelas out (then ``cards`` plus three
+    per tunnela make the 21/22) or include them (then ``cards`` alone has 21/22
+    cards and contains every tunnela); the two readings never clash.
+    """
+    n, k = len(cards), len(tunnelas)
+    if n + 3 * k in sizes:
+        return list(cards)
+    if k and n in sizes:
+        rest = Counter(cards)
+        for t in tunnelas:
+            rest.subtract(t)
+        if min(rest.values(), default=0) >= 0:
+            out = list(cards)
+            for t in tunnelas:
+                for c in t:
+                    out.remove(c)
+            return out
+        raise RefereeError(
+            f"{n} cards given with {k} exposed tunnela(s) that are not among them; give the cards in "
+            f"hand only ({' or '.join(str(s - 3 * k) for s in sizes)} cards) or all of them", field)
+    want = " or ".join(str(s) for s in sizes)
+    extra = f" (or {' or '.join(str(s - 3 * k) for s in sizes)} besides the {k} exposed tunnela(s))" if k else ""
+    raise RefereeError(f"a Marriage hand has {want} cards{extra}, got {n}", field)
+
+
+def check_hand_cards(tiplu: Card, cards: Sequence[Card], field: str = "cards") -> None:
+    """Three packs hold each card three times; one tiplu lies under the stock."""
+    check_copies(cards, 3, field)
+    k = sum(1 for c in cards if c == tiplu)
+    if k > 2:
+        raise CardError(f"impossible cards: {k} x {tiplu}, but the tiplu {tiplu} is one of its three copies "
+                        f"and lies under the stock, so at most two are in play", field)
+
+
+@dataclass
+class HandAnalysis:
+    tiplu: Card
+    can_see_joker: bool
+    can_finish: bool
+    see_joker_by: str | None            # "combinations" | "dublees" | None
+    finish_by: str | None               # "combinations" | "dublees" | None
+    melds: list[list[Card]]
+    meld_kinds: list[str]
+    spare: list[Card]                   # discard / cards outside the melds (dublee finish)
+    dublees: int
+    maal: int                           # counted for settlement under the rules and ``seen``
+    maal_counted: int                   # what the cards are worth when counted
+    maal_detail: Maal
+    maal_paid: bool
+    seen: bool
+    exposed_tunnelas: list[list[Card]] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "can_see_joker": self.can_see_joker,
+            "can_finish": self.can_finish,
+            "melds": [[str(c) for c in m] for m in self.melds],
+            "maal": self.maal,
+            "maal_items": self.maal_detail.to_json() if self.maal_paid else [],
+            "meld_kinds": self.meld_kinds,
+            "discard": [str(c) for c in self.spare],
+            "see_joker_by": self.see_joker_by,
+            "finish_by": self.finish_by,
+            "dublees": self.dublees,
+            "maal_counted": self.maal_counted,
+            "maal_counted_items": self.maal_detail.to_json(),
+            "seen": self.seen,
+            "tiplu": str(self.tiplu),
+            "jokers": {"tiplu": str(self.tiplu), "poplu": str(Wild(self.tiplu).poplu),
+                       "jhiplu": str(Wild(self.tiplu).jhiplu),
+                       "ordinary_jokers": [str(c) for c in Wild(self.tiplu).jokers()[:4] if c != self.tiplu]},
+        }
+
+
+def analyse_hand(tiplu, cards, exposed_tunnelas=(), seen: bool = True, rules=None,
+                 players: int | None = None) -> HandAnalysis:
+    """Analyse one Marriage hand; see the package docstring."""
+    tiplu = parse_card(tiplu, "tiplu")
+    cards = parse_cards(cards, "cards")
+    tunnelas = parse_tunnelas(list(exposed_tunnelas) if exposed_tunnelas else [])
+    rules = build_rules(rules)
+    if not isinstance(seen, bool):
+        raise RefereeError("'seen' must be true or false", "seen")
+    if players is not None and (isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 5):
+        raise RefereeError("'players' must be a whole number 2..5 (Marriage is for 2-5 players)", "players")
+    hand = split_hand(cards, tunnelas)
+    everything = hand + [c for t in tunnelas for c in t]
+    check_hand_cards(tiplu, everything)
+    wild = Wild(tiplu)
+    k = len(tunnelas)
+    n_spare = len(everything) - HAND_SIZE
+    state = pack(Counter(hand))
+    dublee_ok = players is None or players >= rules.dublee_min_players
+    dub_faces = count_dublees(state)
+    n_dub = len(dub_faces) if dublee_ok else 0
+
+    pure = find_pure(state, 3 - k)
+    see_by = "combinations" if pure is not None else ("dublees" if n_dub >= 7 else None)
+
+    melds: list[list[Card]] = []
+    spare: list[Card] = []
+    finish_by = None
+    if pure is not None and k <= 7:
+        fin = find_finish(state, tiplu, 7 - k, max(0, 3 - k), n_spare)
+        if fin is not None:
+            found, spare = materialise(fin, 7 - k)
+            found = [_sort_meld(m, wild) for m in found]
+            found.sort(key=lambda m: 0 if combos.is_pure(combos.classify(m, wild)) else 1)
+            melds = [list(t) for t in tunnelas] + found
+            finish_by = "combinations"
+    if finish_by is None and n_dub >= 8:
+        finish_by = "dublees"
+        melds = [[face_card(i)] * 2 for i in dub_faces[:8]]
+        spare = list(everything)
+        for m in melds:
+            for c in m:
+                spare.remove(c)
+    if finish_by is None:
+        if pure is not None:
+            melds = [list(t) for t in tunnelas] + [_sort_meld([face_card(i) for i in p], None) for p in pure]
+        elif see_by == "dublees":
+            melds = [[face_card(i)] * 2 for i in dub_faces[:7]]
+    kinds = [combos.DUBLEE if len(m) == 2 else (combos.classify(m, wild) or "none") for m in melds]
+
+    counted = count_maal(tiplu, hand, tunnelas, seen=seen, rules=rules)
+    paid = seen or rules.unseen_maal == "count"
+    return HandAnalysis(
+        tiplu=tiplu, can_see_joker=see_by is not None, can_finish=finish_by is not None,
+        see_joker_by=see_by, finish_by=finish_by, melds=melds, meld_kinds=kinds, spare=spare,
+        dublees=len(dub_faces), maal=counted.points if paid else 0, maal_counted=counted.points,
+        maal_detail=counted, maal_paid=paid, seen=seen, exposed_tunnelas=tunnelas,
+    )
