@@ -67,6 +67,8 @@ def bonuses(winner: str, losers: Sequence[str], stake, settings: DesmocheSetting
             cards = tuple(c for m in winner_melds for c in m)
             for p in losers:
                 out.append(Bonus("color", p, stake, cards, f"{winner} won with all ten cards of one suit"))
+    if autowin == "last_player":
+        return out
     for p in losers:
         if autowin is not None:
             out.append(Bonus("arriba_del_palo", p, stake, (), f"{winner} won automatically ({autowin})"))

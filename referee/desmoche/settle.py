@@ -86,7 +86,7 @@ def settle_hand(seats: Sequence[str], *, winner: str | None, stake=1, pot_carrie
 
     ``melds``: each player's table at the end (lists of cards); the winner's table
     must be a win (10 cards in valid melds) unless ``autowin`` names an automatic
-    win. Raises :class:`RefereeError` (with ``field``) for inconsistent input.
+    win (or ``"last_player"``: everyone else was disqualified; no bonuses then). Raises :class:`RefereeError` (with ``field``) for inconsistent input.
     """
     settings = settings or DesmocheSettings()
     seats = list(seats)
@@ -99,7 +99,7 @@ def settle_hand(seats: Sequence[str], *, winner: str | None, stake=1, pot_carrie
     if winner is not None and winner in disqualified:
         raise RefereeError(f"{winner} was disqualified and cannot win", "winner")
     if autowin is not None:
-        if autowin not in ("peladilla", "cuatro_cuerpos", "color"):
+        if autowin not in ("peladilla", "cuatro_cuerpos", "color", "last_player"):
             raise RefereeError(f"unknown automatic win {autowin!r} (peladilla, cuatro_cuerpos, color)", "autowin")
         if winner is None:
             raise RefereeError("an automatic win needs a winner", "winner")
