@@ -319,10 +319,14 @@ def seat_layout(n_seats: int, width: float, height: float, centre_fraction: floa
     # above on a y-down image is *increasing* angle: bottom (90°) -> left (180°) -> top (270°).
     for i in range(n_seats):
         a0 = math.pi / 2 + i * step
-        pts = [(cx, cy)]
-        for k in range(25):
-            a = a0 - step / 2 + step * k / 24
-            pts.append(_ray_to_rect(cx, cy, a, w, h))
+        lo, hi = a0 - step / 2, a0 + step / 2
+        angles = [lo + step * k / 24 for k in range(25)]
+        for qx, qy in ((0, 0), (w, 0), (w, h), (0, h)):          # rectangle corners inside the wedge
+            qa = math.atan2(qy - cy, qx - cx)
+            qa += 2 * math.pi * math.ceil((lo - qa) / (2 * math.pi))
+            if lo < qa < hi:
+                angles.append(qa)
+        pts = [(cx, cy)] + [_ray_to_rect(cx, cy, a, w, h) for a in sorted(angles)]
         poly = np.asarray(pts, dtype=np.float32)
         # forward = from the seat's edge towards the middle (in "square" table units)
         edge = np.asarray(_ray_to_rect(cx, cy, a0, w, h))
