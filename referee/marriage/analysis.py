@@ -154,6 +154,9 @@ def analyse_hand(tiplu, cards, exposed_tunnelas=(), seen: bool = True, rules=Non
     finish_by = None
     if pure is not None and k <= 7:
         fin = find_finish(state, tiplu, 7 - k, max(0, 3 - k), n_spare)
+        if fin is not None and len(fin.discards) < n_spare:
+            # the spare card found is a joker: prefer keeping every joker when possible
+            fin = find_finish(state, tiplu, 7 - k, max(0, 3 - k), n_spare, joker_spare_ok=False) or fin
         if fin is not None:
             found, spare = materialise(fin, 7 - k)
             found = [_sort_meld(m, wild) for m in found]

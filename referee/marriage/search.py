@@ -183,9 +183,11 @@ class Finish:
     discards: list[int] = field(default_factory=list)  # natural faces discarded
 
 
-def find_finish(state: int, tiplu: Card | None, n_combos: int, n_pure: int, n_discard: int) -> Finish | None:
+def find_finish(state: int, tiplu: Card | None, n_combos: int, n_pure: int, n_discard: int,
+                joker_spare_ok: bool = True) -> Finish | None:
     """Arrange ``state`` into ``n_combos`` combinations (at least ``n_pure`` pure) and
-    ``n_discard`` spare cards. Requires ``3*n_combos + n_discard`` cards."""
+    ``n_discard`` spare cards. Requires ``3*n_combos + n_discard`` cards.
+    With ``joker_spare_ok=False`` the spare cards must not be jokers."""
     T = tables_for(tiplu)
     total = sum(_count(state, i) for i in range(N_FACES))
     if total != 3 * n_combos + n_discard or n_pure > n_combos:
@@ -198,7 +200,7 @@ def find_finish(state: int, tiplu: Card | None, n_combos: int, n_pure: int, n_di
     def rec(st: int, pool: int, d: int, c: int, p: int):
         # returns list of actions (reversed) or None
         if st == 0:
-            return [] if p == 0 else None
+            return [] if p == 0 and (d == 0 or joker_spare_ok) else None
         key = (st, pool, d, p)
         if key in failed:
             return None
