@@ -184,6 +184,8 @@ def test_geometry_from_spec_variants():
     assert g.aspect == pytest.approx(88 / 63) and g.cx == pytest.approx(6 / 63) and g.h == pytest.approx(18 / 88)
     g = IndexGeometry.from_spec({"box": [0.02, 0.03, 0.14, 0.24], "aspect": 1.5})
     assert g.cx == pytest.approx(0.08) and g.aspect == 1.5
+    g = IndexGeometry.from_spec({"top_left": [0.0475, 0.0357, 0.13, 0.2188], "aspect": 0.7143})
+    assert g.aspect == pytest.approx(1.4, abs=1e-3) and g.cy == pytest.approx(0.12725)
     assert IndexGeometry.from_spec(None) == IndexGeometry()
     assert IndexGeometry.from_spec({"cx": "x"}) == IndexGeometry()
     assert IndexGeometry.from_spec({"cx": 0.9}) == IndexGeometry()

@@ -38,13 +38,13 @@ class IndexGeometry:
     of two corner indices (decks differ in index size, the table may be tilted).
     """
 
-    aspect: float = 88.0 / 63.0
-    cx: float = 0.085
-    cy: float = 0.14
-    w: float = 0.12
-    h: float = 0.20
+    aspect: float = 1.4
+    cx: float = 0.09
+    cy: float = 0.13
+    w: float = 0.09
+    h: float = 0.19
     corners: tuple[str, ...] = ("TL", "BR")
-    distance_tolerance: float = 1.5
+    distance_tolerance: float = 1.6
     size_tolerance: float = 1.7
 
     @classmethod
@@ -52,7 +52,8 @@ class IndexGeometry:
         """Read ``recognition.json``'s ``index_geometry``; unknown keys are ignored.
 
         Accepts either card-fraction keys (``cx, cy, w, h, aspect``) or an index box
-        ``box: [x1, y1, x2, y2]`` in card fractions, or millimetre sizes
+        ``box`` / ``top_left: [x1, y1, x2, y2]`` in card fractions (``aspect`` may be
+        given as width/height, as ``datasets.decks.deck_geometry`` does), or millimetre sizes
         (``card_mm: [w, h]``, ``index_mm: [x1, y1, x2, y2]``).
         """
         if not isinstance(spec, dict):
@@ -64,7 +65,7 @@ class IndexGeometry:
                 x1, y1, x2, y2 = (float(v) for v in spec["index_mm"])
                 kw.update(aspect=ch / cw, cx=(x1 + x2) / 2 / cw, cy=(y1 + y2) / 2 / ch,
                           w=(x2 - x1) / cw, h=(y2 - y1) / ch)
-            box = spec.get("box") or spec.get("index_box")
+            box = spec.get("box") or spec.get("index_box") or spec.get("top_left")
             if box is not None and len(box) == 4:
                 x1, y1, x2, y2 = (float(v) for v in box)
                 kw.update(cx=(x1 + x2) / 2, cy=(y1 + y2) / 2, w=x2 - x1, h=y2 - y1)
@@ -75,6 +76,8 @@ class IndexGeometry:
                 for n in names:
                     if isinstance(spec.get(n), (int, float)):
                         kw[key] = float(spec[n])
+            if kw.get("aspect", 1.0) < 1.0:   # given as width / height
+                kw["aspect"] = 1.0 / kw["aspect"]
             if isinstance(spec.get("corners"), (list, tuple)) and spec["corners"]:
                 kw["corners"] = tuple(str(c).upper() for c in spec["corners"])
         except (TypeError, ValueError):

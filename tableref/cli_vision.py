@@ -1,0 +1,278 @@
+"""``tableref detect``, ``tableref evaluate`` and ``tableref bench-detect``: card recognition.
+
+``tableref detect [--json] [--annotate OUT.jpg] IMAGE...``
+    Recognises the face-up cards in each image. With ``--json`` prints one JSON
+    object per image per line::
+
+        {"image": path, "width": w, "height": h, "ms": processing_ms,
+         "cards": [{"card": "10H", "confidence": 0.97, "box": [x1, y1, x2, y2],
+                    "quad": [[x, y] x 4] or null}]}
+
+    one entry per physical card (box/quad cover the whole card where both corner
+    indices are seen, else the visible index). An image that cannot be read gives
+    ``{"image": path, "error": "..."}`` and the other images are still processed.
+    Without ``--json`` a readable table is printed. ``--annotate OUT.jpg`` writes
+    the image with boxes and labels drawn (with several images, ``OUT_<image>.jpg``).
+
+    Exit status: 0 when every image was processed (even with no cards found), 1
+    when at least one image could not be read or written, 2 when the recognition
+    models cannot be loaded.
+
+``tableref evaluate`` and ``tableref bench-detect`` run the evaluation and the
+speed benchmark (see ``vision.evaluation``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+EXIT_IMAGE_FAILED = 1
+EXIT_NO_MODEL = 2
+
+
+def register(sub) -> None:
+    p = sub.add_parser("detect", help="recognise the cards in images",
+                       description="Recognise the face-up cards in images (corner-index detector + classifier).")
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="image files (JPEG, PNG, ...)")
+    p.add_argument("--json", action="store_true", help="one JSON object per image per line")
+    p.add_argument("--annotate", metavar="OUT.jpg",
+                   help="write the image with boxes and labels drawn (several images: OUT_<image>.jpg)")
+    p.add_argument("--models", metavar="DIR", help="directory with recognition.json (default: the committed models)")
+    p.add_argument("--min-confidence", type=float, default=None, metavar="P",
+                   help="report only cards at least this confident (default: the tuned threshold)")
+    p.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")
+    p.set_defaults(func=run_detect)
+
+    e = sub.add_parser("evaluate", help="precision/recall of card recognition on labelled images",
+                       description="Per-card precision/recall, confusion pairs and speed on the synthetic "
+                                   "validation set and/or a rank-labelled set of real photos.")
+    e.add_argument("--real", metavar="DIR", action="append", default=[],
+                   help="real photos with labels.csv (whole-card boxes, rank words); repeatable")
+    e.add_argument("--synthetic", metavar="DIR", action="append", default=[],
+                   help="labelled scenes: images with a <stem>.json card list beside them or in cards/ "
+                        "(see vision.evaluation.scene_dir_pairs); repeatable")
+    e.add_argument("--limit", type=int, default=0, help="evaluate at most N images per set")
+    e.add_argument("--models", metavar="DIR")
+    e.add_argument("--min-confidence", type=float, default=None, metavar="P")
+    e.add_argument("--json", metavar="OUT.json", help="also write the numbers as JSON")
+    e.add_argument("--errors", metavar="DIR", help="write annotated images of every miss and false card here")
+    e.set_defaults(func=run_evaluate)
+
+    b = sub.add_parser("bench-detect", help="speed of card recognition on 2 CPU threads",
+                       description="Median/percentile recognition time, model loaded, for synthetic 52-card "
+                                   "frames at 1280x720, 1920x1080 and 12 MP (or given images).")
+    b.add_argument("images", nargs="*", metavar="IMAGE", help="time these images instead of the generated frames")
+    b.add_argument("--repeat", type=int, default=15, help="timed runs per frame (default 15)")
+    b.add_argument("--threads", type=int, default=2)
+    b.add_argument("--models", metavar="DIR")
+    b.add_argument("--json", metavar="OUT.json", help="also write the numbers as JSON")
+    b.set_defaults(func=run_bench)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def read_image(path: str):
+    """BGR uint8 image, or raise ValueError with a message for the user."""
+    import cv2
+    import numpy as np
+
+    p = Path(path)
+    if not p.exists():
+        raise ValueError("file not found")
+    if p.is_dir():
+        raise ValueError("is a directory, not an image")
+    try:
+        data = np.fromfile(str(p), dtype=np.uint8)
+    except OSError as exc:
+        raise ValueError(f"cannot read file: {exc.strerror or exc}") from None
+    if data.size == 0:
+        raise ValueError("empty file")
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if img is None:
+        raise ValueError("not an image (or an image format OpenCV cannot decode)")
+    if img.size == 0 or img.shape[0] < 2 or img.shape[1] < 2:
+        raise ValueError("empty image (no pixels)")
+    return img
+
+
+def annotate_path(out: str, image: str, several: bool) -> str:
+    if not several:
+        return out
+    o = Path(out)
+    suffix = o.suffix or ".jpg"
+    return str(o.with_name(f"{o.stem}_{Path(image).stem}{suffix}"))
+
+
+def draw_cards(image, cards):
+    """A copy of ``image`` with each card's quad (or box) and label drawn."""
+    import cv2
+    import numpy as np
+
+    out = image.copy()
+    h, w = out.shape[:2]
+    thick = max(2, int(round(max(h, w) / 500)))
+    font = max(0.5, max(h, w) / 1400)
+    for c in cards:
+        color = (0, 200, 0) if c.confidence >= 0.7 else (0, 200, 255)
+        if c.quad:
+            pts = np.array(c.quad, dtype=np.int32).reshape(-1, 1, 2)
+            cv2.polylines(out, [pts], True, color, thick, cv2.LINE_AA)
+        else:
+            x1, y1, x2, y2 = (int(round(v)) for v in c.box)
+            cv2.rectangle(out, (x1, y1), (x2, y2), color, thick, cv2.LINE_AA)
+        for b in c.indices:
+            x1, y1, x2, y2 = (int(round(v)) for v in b)
+            cv2.rectangle(out, (x1, y1), (x2, y2), (255, 120, 0), max(1, thick // 2), cv2.LINE_AA)
+        label = f"{c.card} {c.confidence:.2f}"
+        cx, cy = c.centre
+        (tw, th), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font, thick)
+        org = (int(min(max(0, cx - tw / 2), w - tw)), int(min(max(th + 2, cy), h - 2)))
+        cv2.rectangle(out, (org[0] - 2, org[1] - th - 2), (org[0] + tw + 2, org[1] + base), (0, 0, 0), -1)
+        cv2.putText(out, label, org, cv2.FONT_HERSHEY_SIMPLEX, font, color, thick, cv2.LINE_AA)
+    return out
+
+
+def write_image(path: str, image) -> None:
+    import cv2
+
+    ext = Path(path).suffix.lower() or ".jpg"
+    ok, buf = cv2.imencode(ext if ext in (".jpg", ".jpeg", ".png", ".bmp", ".webp") else ".jpg", image)
+    if not ok:
+        raise ValueError(f"cannot encode {path}")
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    buf.tofile(path)
+
+
+def load_recognizer(models: str | None, threads: int = 2, min_confidence: float | None = None):
+    """A CardRecognizer, or print a clear message and return None."""
+    try:
+        from vision.detector import CardRecognizer, ModelError, RecognizerConfig
+    except ImportError as exc:  # e.g. onnxruntime missing
+        print(f"error: card recognition is unavailable: {exc}", file=sys.stderr)
+        return None
+    cfg = RecognizerConfig()
+    if min_confidence is not None:
+        cfg.min_card_confidence = min_confidence
+    try:
+        return CardRecognizer(models, threads=threads, config=cfg)
+    except ModelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+
+
+def _table(path, w, h, ms, cards) -> str:
+    lines = [f"{path}  {w}x{h}  {ms:.0f} ms  {len(cards)} card{'s' if len(cards) != 1 else ''}"]
+    for c in sorted(cards, key=lambda c: (c.box[1], c.box[0])):
+        x1, y1, x2, y2 = c.box
+        kind = "card" if c.quad else "index"
+        lines.append(f"  {c.card:>3}  {c.confidence:4.2f}  {kind:<5}  "
+                     f"({x1:.0f},{y1:.0f})-({x2:.0f},{y2:.0f})")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def run_detect(args) -> int:
+    rec = load_recognizer(args.models, args.threads, args.min_confidence)
+    if rec is None:
+        return EXIT_NO_MODEL
+    failed = 0
+    several = len(args.images) > 1
+    for path in args.images:
+        try:
+            img = read_image(path)
+        except ValueError as exc:
+            failed += 1
+            if args.json:
+                print(json.dumps({"image": path, "error": str(exc)}, ensure_ascii=False), flush=True)
+            else:
+                print(f"{path}  error: {exc}", flush=True)
+            continue
+        t0 = time.perf_counter()
+        cards = rec.recognize(img)
+        ms = (time.perf_counter() - t0) * 1000
+        h, w = img.shape[:2]
+        note = None
+        if args.annotate:
+            out = annotate_path(args.annotate, path, several)
+            try:
+                write_image(out, draw_cards(img, cards))
+            except (OSError, ValueError) as exc:
+                failed += 1
+                note = f"cannot write annotated image {out}: {exc}"
+        if args.json:
+            obj = {"image": path, "width": w, "height": h, "ms": round(ms, 1),
+                   "cards": [c.to_json() for c in cards]}
+            if note:
+                obj["error"] = note
+            print(json.dumps(obj, ensure_ascii=False), flush=True)
+        else:
+            print(_table(path, w, h, ms, cards), flush=True)
+            if note:
+                print(f"  error: {note}", flush=True)
+    return EXIT_IMAGE_FAILED if failed else 0
+
+
+def run_evaluate(args) -> int:
+    from vision import evaluation
+
+    if not args.real and not args.synthetic:
+        default_real = Path(__file__).resolve().parents[2] / "shared" / "data" / "real-photos-rank-only"
+        if default_real.exists():
+            args.real = [str(default_real)]
+        else:
+            print("error: give --real DIR and/or --synthetic DIR", file=sys.stderr)
+            return 2
+    rec = load_recognizer(args.models, 2, args.min_confidence)
+    if rec is None:
+        return EXIT_NO_MODEL
+    results = {}
+    try:
+        for d in args.synthetic:
+            pairs = evaluation.scene_dir_pairs(d, limit=args.limit)
+            results[f"synthetic:{d}"] = evaluation.evaluate_scenes(rec, pairs, errors_dir=args.errors)
+        for d in args.real:
+            results[f"real:{d}"] = evaluation.evaluate_rank_photos(rec, d, limit=args.limit, errors_dir=args.errors)
+    except evaluation.DatasetError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for name, res in results.items():
+        print(evaluation.format_report(name, res))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1, default=float), encoding="utf-8")
+    return 0
+
+
+def run_bench(args) -> int:
+    from vision import evaluation
+
+    os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+    rec = load_recognizer(args.models, args.threads)
+    if rec is None:
+        return EXIT_NO_MODEL
+    frames = []
+    if args.images:
+        for p in args.images:
+            try:
+                frames.append((p, read_image(p), None))
+            except ValueError as exc:
+                print(f"{p}  error: {exc}")
+    else:
+        try:
+            frames = evaluation.bench_frames()
+        except evaluation.DatasetError as exc:
+            print(f"error: {exc}; give images to time instead", file=sys.stderr)
+            return 2
+    if not frames:
+        print("error: no readable images to time", file=sys.stderr)
+        return 1
+    res = evaluation.benchmark(rec, frames, repeat=args.repeat)
+    print(evaluation.format_bench(res, args.threads))
+    if args.json:
+        Path(args.json).write_text(json.dumps(res, indent=1, default=float), encoding="utf-8")
+    return 0
