@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from itertools import product
 from typing import Sequence
 
-from ..cards import Card
-from .settings import MarriageRules
+from ..cards import Card, parse_card, parse_cards
+from .settings import MarriageRules, build_rules
 from .wild import Wild
 
 POPLU_JHIPLU = {0: 0, 1: 2, 2: 5, 3: 10}
@@ -75,17 +75,18 @@ def tunnela_value(card: Card, wild: Wild, rules: MarriageRules) -> tuple[int, st
 
 
 def count_maal(tiplu: Card, hand: Sequence[Card], exposed_tunnelas: Sequence[Sequence[Card]] = (),
-               seen: bool = True, rules: MarriageRules | None = None) -> Maal:
+               seen: bool = True, rules: MarriageRules | dict | None = None) -> Maal:
     """The highest-scoring maal of ``hand`` plus ``exposed_tunnelas``, itemised.
 
     ``hand`` excludes the cards of the exposed tunnelas. ``seen=False`` drops the
     tunnela points (the cards still count as cards); whether an unseen player's
     maal is paid at all is the settlement's business (``unseen_maal``).
     """
-    rules = rules or MarriageRules()
+    rules = build_rules(rules)
+    tiplu = parse_card(tiplu, "tiplu")
     wild = Wild(tiplu)
-    tunnelas = [list(t) for t in exposed_tunnelas]
-    base = Counter(hand)
+    tunnelas = [parse_cards(t, "exposed_tunnelas") for t in exposed_tunnelas]
+    base = Counter(parse_cards(list(hand), "cards"))
     # an exposed tunnela may be scored as a tunnela or broken into its cards
     options_per_tunnela = []
     for t in tunnelas:
