@@ -453,7 +453,12 @@ class DesmocheHand:
 
     def _resolve_offer(self):
         off = self.offer
-        if off is None or off.pending:
+        if off is None:
+            return
+        if off.pending:
+            # forced meld: once everyone before them has let the card go, it goes onto
+            # the first player's meld that it extends, without asking
+            self._forced(off.pending[0], off.card)
             return
         if self._forced(off.owner, off.card):
             return

@@ -1,0 +1,103 @@
+"""Automatic wins: Peladilla, Cuatro cuerpos, Color, and their tie-breaks."""
+import pytest
+
+from referee.cards import parse_cards
+from referee.desmoche.autowin import autowin, autowins, is_peladilla, resolve, tiebreak_key
+from referee.desmoche.seats import play_order
+from referee.desmoche.settings import desmoche_settings
+
+
+def C(text):
+    return parse_cards(text)
+
+
+# The seed's Peladilla example (suits lost in the text are filled in consistently).
+SEED_PELADILLA_1 = C("AS 3C 4D 7H 8S 10D JS QH KD")
+SEED_PELADILLA_2 = C("2H 3D 4H 7C 8D 10H JC QD KH")
+
+
+def test_seed_peladilla_examples():
+    assert autowin(SEED_PELADILLA_1) == "peladilla"
+    assert autowin(SEED_PELADILLA_2) == "peladilla"
+
+
+def test_seed_peladilla_tie_ace_is_highest():
+    claims = {"p1": ("peladilla", SEED_PELADILLA_1), "p2": ("peladilla", SEED_PELADILLA_2)}
+    assert resolve(claims, ["p2", "p1"]) == "p1"
+    assert resolve(claims, ["p1", "p2"]) == "p1"
+
+
+def test_peladilla_next_highest_card_decides():
+    a = C("KS JC 9D 7H 5S 3C AD 10H 6C")   # A K J 10 9 7 6 5 3
+    b = C("KC JD 9H 7S 5D 3H AS 10C 4S")   # A K J 10 9 7 5 4 3 (6 beats 5)
+    assert autowin(a) == "peladilla" and autowin(b) == "peladilla"
+    assert tiebreak_key("peladilla", a) > tiebreak_key("peladilla", b)
+    assert resolve({"x": ("peladilla", b), "y": ("peladilla", a)}, ["x", "y"]) == "y"
+
+
+def test_peladilla_broken_by_pair():
+    assert not is_peladilla(C("AS AC 4D 7H 9S JD KC 5H 2D"))
+
+
+def test_peladilla_broken_by_adjacent_same_suit():
+    assert not is_peladilla(C("AS 2S 4D 7H 9S JD KC 5H QD"))  # A-2 of spades is adjacent
+
+
+def test_peladilla_king_ace_not_adjacent():
+    hand = C("KS AS 3D 5H 7C 9D JH 4C 10S")
+    assert is_peladilla(hand)
+
+
+def test_seed_cuatro_cuerpos():
+    hand = C("8S 8H 8C 8D 2C 5D 9H JS KD")
+    assert autowin(hand) == "cuatro_cuerpos"
+
+
+def test_cuatro_cuerpos_tie_by_rank_ace_high():
+    aces = C("AS AH AC AD 3C 5D 9H JS KD")
+    kings = C("KS KH KC KD 2C 4D 8H 10S QD")
+    assert resolve({"a": ("cuatro_cuerpos", kings), "b": ("cuatro_cuerpos", aces)}, ["a", "b"]) == "b"
+
+
+def test_color_same_colour_default():
+    red = C("AH 3H 5H 7D 9D JD KH 2D 10H")
+    assert "color" in autowins(red)
+    assert autowins(red, desmoche_settings({"color_autowin": "off"})) == [] or "color" not in autowins(
+        red, desmoche_settings({"color_autowin": "off"}))
+
+
+def test_color_same_suit_switch():
+    red = C("AH 3H 5H 7D 9D JD KH 2D 10H")
+    suit = C("AH 3H 5H 7H 9H JH KH 2H 10H")
+    s = desmoche_settings({"color_autowin": "same_suit"})
+    assert "color" not in autowins(red, s)
+    assert "color" in autowins(suit, s)
+
+
+def test_automatic_wins_off():
+    s = desmoche_settings({"automatic_wins": False})
+    assert autowins(SEED_PELADILLA_1, s) == []
+
+
+def test_no_autowin():
+    assert autowin(C("AS 2S 3S 5H 5D 9C 10C JH QD")) is None
+
+
+def test_mixed_kinds_go_to_the_player_nearest_the_dealer():
+    settings = desmoche_settings()
+    seats = ["n", "e", "s", "w"]  # clockwise
+    order = play_order(seats, "n", settings)  # counter-clockwise: w, s, e, n
+    assert order == ["w", "s", "e", "n"]
+    four = C("8S 8H 8C 8D 2C 5D 9H JS KD")
+    claims = {"e": ("cuatro_cuerpos", four), "s": ("peladilla", SEED_PELADILLA_1)}
+    assert resolve(claims, order) == "s"
+    clockwise = play_order(seats, "n", desmoche_settings({"direction": "clockwise"}))
+    assert clockwise == ["e", "s", "w", "n"]
+    assert resolve(claims, clockwise) == "e"
+
+
+def test_identical_peladilla_ranks_tie_to_nearest():
+    a = C("AS 3C 5D 7H 9S JD KC 4H 10C")
+    b = C("AC 3D 5H 7S 9D JH KS 4C 10D")
+    assert tiebreak_key("peladilla", a) == tiebreak_key("peladilla", b)
+    assert resolve({"p": ("peladilla", a), "q": ("peladilla", b)}, ["q", "p"]) == "q"
