@@ -244,10 +244,11 @@ class Ledger:
             return self._entry(c, session_id, "setup", who, why, payload=setup, client=client)
 
     def players(self, session_id: int) -> list[str]:
-        """Players of the session: the current setup's order first, then anyone who left."""
+        """Players of the session: the current setup's order first, then those who left after playing a hand."""
         names = [r["name"] for r in self._q("SELECT name FROM players WHERE session_id=? ORDER BY id", (session_id,))]
         current = [p for p in (self.setup(session_id).get("players") or []) if p in names]
-        return current + [n for n in names if n not in current]
+        paid = {r["player"] for r in self._q("SELECT DISTINCT player FROM payments WHERE session_id=?", (session_id,))}
+        return current + [n for n in names if n not in current and n in paid]
 
     def session_info(self, session_id: int) -> dict:
         row = self._session_row(session_id)

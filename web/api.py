@@ -1,0 +1,314 @@
+"""The JSON API behind the pages (documented in ``docs/api.md``).
+
+Reading is open to every viewer; every ``POST`` needs the CSRF token, and all
+but ``/api/login`` and ``/api/logout`` need the host's cookie.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, Response, current_app, jsonify, request, session as cookie
+
+from referee.cards import parse_card
+from referee.errors import RefereeError
+from tableref.ledger import LedgerError
+
+from .auth import (check_pin, client_address, csrf_required, csrf_token, error, host_name, host_required,
+                   is_host)
+from .setup_form import SetupError, all_switches, validate_setup, validate_zones
+
+api = Blueprint("api", __name__, url_prefix="/api")
+
+
+def ctx():
+    return current_app.extensions["tableref"]
+
+
+def body() -> dict:
+    """The request's JSON object, or raise SetupError (answered 400)."""
+    if not request.is_json:
+        raise SetupError("send a JSON object with Content-Type: application/json")
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise SetupError("the request body must be a JSON object")
+    return data
+
+
+def why_of(data: dict, required: bool = False) -> str:
+    why = data.get("why", "")
+    if not isinstance(why, str) or len(why) > 500:
+        raise SetupError("'why' must be a short text", "why")
+    if required and not why.strip():
+        raise SetupError("say why (the reason is kept in the ledger)", "why")
+    return why.strip()
+
+
+@api.errorhandler(SetupError)
+def _setup_error(exc: SetupError):
+    return error(400, exc.message, exc.field)
+
+
+@api.errorhandler(LedgerError)
+def _ledger_error(exc: LedgerError):
+    return error(400, exc.message, exc.field)
+
+
+def _who() -> dict:
+    return {"who": host_name(), "client": client_address()}
+
+
+def _changed(what: str, **extra) -> None:
+    ctx().hub.publish({"type": "ledger", "what": what, **extra})
+
+
+# ------------------------------------------------------------------ reading
+@api.get("/state")
+def state():
+    c = ctx()
+    return jsonify({
+        "table": c.snapshot(),
+        "setup": c.setup(),
+        "ledger": {"session_id": c.session_id, "balances": c.ledger.balances(c.session_id),
+                   "hands": len(c.ledger.hands(c.session_id)), "error": c.last_ledger_error},
+        "host": is_host(),
+    })
+
+
+@api.get("/ledger")
+def ledger_view():
+    c = ctx()
+    sid = request.args.get("session", c.session_id)
+    try:
+        sid = int(sid)
+    except (TypeError, ValueError):
+        return error(400, f"'session' must be a session number, got {sid!r}", "session")
+    return jsonify(c.ledger.summary(sid))
+
+
+@api.get("/ledger.csv")
+def ledger_csv():
+    c = ctx()
+    sid = request.args.get("session", c.session_id)
+    try:
+        sid = int(sid)
+    except (TypeError, ValueError):
+        return error(400, f"'session' must be a session number, got {sid!r}", "session")
+    text = c.ledger.export_csv(sid)
+    return Response(text, mimetype="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="tableref-session-{sid}.csv"'})
+
+
+@api.get("/sessions")
+def sessions():
+    return jsonify({"current": ctx().session_id, "sessions": ctx().ledger.sessions()})
+
+
+@api.get("/rules")
+def rules():
+    return jsonify(all_switches())
+
+
+@api.get("/csrf")
+def csrf():
+    return jsonify({"csrf": csrf_token(), "host": is_host()})
+
+
+# ------------------------------------------------------------------ host login
+@api.post("/login")
+@csrf_required
+def login():
+    c = ctx()
+    client = client_address()
+    wait = c.throttle.retry_after(client)
+    if wait > 0:
+        resp = error(429, f"too many wrong PINs: wait {int(wait) + 1} seconds", retry_after=int(wait) + 1)
+        resp.headers["Retry-After"] = str(int(wait) + 1)
+        return resp
+    data = body()
+    name = data.get("name") or "host"
+    if not isinstance(name, str) or len(name) > 40:
+        raise SetupError("'name' must be a short text", "name")
+    if not check_pin(data.get("pin"), c.pin):
+        c.throttle.failed(client)
+        return error(403, "wrong PIN", "pin")
+    c.throttle.succeeded(client)
+    cookie.clear()  # a fresh cookie and CSRF token for the host (no fixation)
+    cookie["host"] = True
+    cookie["host_name"] = name.strip() or "host"
+    cookie["pin_epoch"] = current_app.config["TABLEREF_PIN_EPOCH"]
+    return jsonify({"ok": True, "host": True, "csrf": csrf_token()})
+
+
+@api.post("/logout")
+@csrf_required
+def logout():
+    cookie.pop("host", None)
+    cookie.pop("host_name", None)
+    return jsonify({"ok": True, "host": False})
+
+
+# ------------------------------------------------------------------ host actions
+@api.post("/setup")
+@host_required
+def setup():
+    c = ctx()
+    data = body()
+    with c.lock:
+        clean = validate_setup(data, c.setup())
+        try:
+            c.session.reconfigure(game=clean["game"], seats=clean["seats"], players=clean["players"],
+                                  rules=clean["rules"], stake=clean["stake"], source=clean["source"])
+        except (ValueError, TypeError, RefereeError) as exc:
+            return error(400, f"the table could not be set up: {getattr(exc, 'message', None) or exc}")
+        c.ledger.record_setup(c.session_id, clean, why=why_of(data) if "why" in data else "setup", **_who())
+    _changed("setup", setup=clean)
+    return jsonify({"ok": True, "setup": clean})
+
+
+@api.post("/zones")
+@host_required
+def zones():
+    c = ctx()
+    clean = validate_zones(body())
+    with c.lock:
+        try:
+            c.session.reconfigure(zones=clean)
+        except (ValueError, TypeError, RefereeError) as exc:
+            return error(400, f"the zones could not be used: {getattr(exc, 'message', None) or exc}")
+    c.hub.publish({"type": "zones"})
+    return jsonify({"ok": True, "zones": clean})
+
+
+@api.post("/session/new")
+@host_required
+def new_session():
+    c = ctx()
+    data = body()
+    with c.lock:
+        c.session_id = c.ledger.open_session(c.setup(), why=why_of(data), **_who())
+    _changed("session", session_id=c.session_id)
+    return jsonify({"ok": True, "session_id": c.session_id})
+
+
+@api.post("/correct")
+@host_required
+def correct_card():
+    """The host corrects what the camera read: ``{"track_id": 7, "card": "6H" | null, "why": ...}``."""
+    c = ctx()
+    data = body()
+    tid = data.get("track_id")
+    if isinstance(tid, bool) or not isinstance(tid, int) or tid < 0:
+        raise SetupError("'track_id' must be the number of a card on the table (see /api/state)", "track_id")
+    if "card" not in data:
+        raise SetupError("'card' is missing: give the right card (e.g. \"10H\") or null for 'not a card'", "card")
+    card = data["card"]
+    if card is not None:
+        try:
+            card = str(parse_card(card))
+        except RefereeError as exc:
+            raise SetupError(exc.message, "card") from None
+    why = why_of(data)
+    with c.lock:
+        try:
+            result = c.session.correct_card(tid, card)
+        except KeyError:
+            return error(404, f"no card with track_id {tid} is on the table now", "track_id")
+        except (ValueError, RefereeError) as exc:
+            return error(400, getattr(exc, "message", None) or str(exc), "track_id")
+        c.ledger.record_card_correction(c.session_id, {"track_id": tid, "card": card, "result": result},
+                                        why=why or "camera misread", **_who())
+    c.hub.publish({"type": "correction", "track_id": tid, "card": card})
+    return jsonify({"ok": True, "result": result})
+
+
+FINISH_KEYS = {"winner", "seen", "tiplu", "dublee_win", "hands", "confirm", "why"}
+
+
+@api.post("/hand/confirm")
+@host_required
+def confirm_hand():
+    """End the hand with what the camera cannot see (Marriage: seen, winner, tiplu; Desmoche: confirm)."""
+    c = ctx()
+    data = body()
+    unknown = sorted(set(data) - FINISH_KEYS)
+    if unknown:
+        raise SetupError(f"unknown field '{unknown[0]}' (known: {', '.join(sorted(FINISH_KEYS))})", unknown[0])
+    players = c.snapshot().get("players") or c.setup().get("players") or []
+    host_input = {}
+    if "winner" in data:
+        w = data["winner"]
+        if w is not None and w not in players:
+            raise SetupError(f"'winner' must be one of the players ({', '.join(players)}) or null", "winner")
+        host_input["winner"] = w
+    if "seen" in data:
+        seen = data["seen"]
+        if not isinstance(seen, dict) or any(p not in players or not isinstance(v, bool) for p, v in seen.items()):
+            raise SetupError("'seen' must map player names to true/false", "seen")
+        host_input["seen"] = seen
+    if "tiplu" in data and data["tiplu"] is not None:
+        try:
+            host_input["tiplu"] = str(parse_card(data["tiplu"]))
+        except RefereeError as exc:
+            raise SetupError(exc.message, "tiplu") from None
+    if "dublee_win" in data:
+        if not isinstance(data["dublee_win"], bool):
+            raise SetupError("'dublee_win' must be true or false", "dublee_win")
+        host_input["dublee_win"] = data["dublee_win"]
+    if "hands" in data:
+        hands = data["hands"]
+        if not isinstance(hands, dict) or any(p not in players or not isinstance(v, list) for p, v in hands.items()):
+            raise SetupError("'hands' must map player names to lists of cards", "hands")
+        host_input["hands"] = hands
+    if "confirm" in data:
+        host_input["confirm"] = bool(data["confirm"])
+    with c.lock:
+        try:
+            result = c.session.finish_hand(**host_input)
+        except (ValueError, TypeError, RefereeError) as exc:
+            return error(400, getattr(exc, "message", None) or str(exc), getattr(exc, "field", None))
+    return jsonify({"ok": True, "result": result, "ledger_error": c.last_ledger_error})
+
+
+@api.post("/hand/correct")
+@host_required
+def correct_hand():
+    """Change a recorded hand's nets: ``{"hand_id": 3, "net": {...}, "why": "..."}`` (a new entry)."""
+    c = ctx()
+    data = body()
+    hid = data.get("hand_id")
+    if isinstance(hid, bool) or not isinstance(hid, int):
+        raise SetupError("'hand_id' must be the id of a recorded hand (see /api/ledger)", "hand_id")
+    with c.lock:
+        entry = c.ledger.correct_hand(c.session_id, hid, data.get("net"), why=why_of(data, required=True), **_who())
+    _changed("hand_correction", entry_id=entry)
+    return jsonify({"ok": True, "entry_id": entry, "hand": c.ledger.hand(hid)})
+
+
+@api.post("/hand/manual")
+@host_required
+def manual_hand():
+    """Record a hand the camera could not referee: ``{"winner": ..., "net": {...}, "items": [...], "why": ...}``."""
+    c = ctx()
+    data = body()
+    unknown = sorted(set(data) - {"winner", "net", "items", "why", "game"})
+    if unknown:
+        raise SetupError(f"unknown field '{unknown[0]}'", unknown[0])
+    result = {"type": "hand_end", "game": data.get("game") or c.setup().get("game"), "winner": data.get("winner"),
+              "net": data.get("net"), "items": data.get("items") or [], "details": {"entered_by_host": True}}
+    with c.lock:
+        hand = c.ledger.commit_hand(c.session_id, result, why=why_of(data, required=True), **_who())
+    _changed("hand", hand_no=hand["hand_no"])
+    return jsonify({"ok": True, "hand": hand})
+
+
+@api.post("/undo")
+@host_required
+def undo():
+    """Undo the newest hand or correction (or ``entry_id``): a new, reversing entry."""
+    c = ctx()
+    data = body()
+    eid = data.get("entry_id")
+    if eid is not None and (isinstance(eid, bool) or not isinstance(eid, int)):
+        raise SetupError("'entry_id' must be the id of a ledger entry (see /api/ledger)", "entry_id")
+    with c.lock:
+        entry = c.ledger.undo(c.session_id, eid, why=why_of(data, required=True), **_who())
+    _changed("undo", entry_id=entry)
+    return jsonify({"ok": True, "entry_id": entry, "balances": c.ledger.balances(c.session_id)})

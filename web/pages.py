@@ -1,0 +1,55 @@
+"""The server-rendered pages: live table, scoreboard, setup, Marriage count."""
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+from flask import Blueprint, current_app, redirect, render_template, request
+
+from .auth import csrf_token, is_host
+from .i18n import LANGUAGES, pick_language, strings, translator
+from .setup_form import SEAT_RANGE, all_switches
+
+pages = Blueprint("pages", __name__, template_folder="templates", static_folder="static",
+                  static_url_path="/static")
+
+
+def render(template: str, **kw):
+    ctx = current_app.extensions["tableref"]
+    lang = pick_language()
+    setup = ctx.setup()
+    return render_template(template, t=translator(lang), lang=lang, languages=LANGUAGES, strings=strings(lang),
+                           csrf=csrf_token(), host=is_host(), setup=setup, game=setup.get("game", "desmoche"),
+                           page=template.rsplit(".", 1)[0], **kw)
+
+
+@pages.get("/")
+def live():
+    return render("live.html")
+
+
+@pages.get("/scoreboard")
+def scoreboard():
+    return render("scoreboard.html")
+
+
+@pages.get("/setup")
+def setup():
+    return render("setup.html", switches=all_switches(), seat_range=SEAT_RANGE)
+
+
+@pages.get("/count")
+def count():
+    return render("count.html")
+
+
+@pages.get("/lang/<code>")
+def set_language(code: str):
+    target = request.referrer or "/"
+    parsed = urlparse(target)
+    # Only go back to a page of this site.
+    if parsed.netloc and parsed.netloc != request.host:
+        target = "/"
+    resp = redirect(parsed.path or "/" if parsed.netloc else target)
+    if code in LANGUAGES:
+        resp.set_cookie("lang", code, max_age=365 * 24 * 3600, samesite="Lax")
+    return resp

@@ -1,0 +1,490 @@
+/* tableref: the table page's small plain JavaScript. No framework, no build step.
+   Live updates arrive by Server-Sent Events (/api/events); each event makes the
+   page re-read /api/state (or /api/ledger), at most a few times a second. */
+"use strict";
+
+const STR = JSON.parse(document.getElementById("i18n").textContent || "{}");
+const T = (k) => (k in STR ? STR[k] : k);
+const TK = (prefix, v) => (prefix + v in STR ? STR[prefix + v] : String(v).replace(/_/g, " "));
+const PAGE = document.body.dataset.page;
+const HOST = document.body.dataset.host === "yes";
+const SUIT = { C: "♣", D: "♦", H: "♥", S: "♠" };
+const $ = (sel, root) => (root || document).querySelector(sel);
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (k === "dataset") Object.assign(node.dataset, v);
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(c.nodeType ? c : document.createTextNode(String(c)));
+  }
+  return node;
+}
+
+function csrf() { return document.querySelector('meta[name="csrf-token"]').content; }
+
+async function post(path, body) {
+  let resp;
+  try {
+    resp = await fetch(path, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() },
+      body: JSON.stringify(body || {}),
+    });
+  } catch (e) {
+    return { ok: false, status: 0, data: { error: T("offline") } };
+  }
+  let data = {};
+  try { data = await resp.json(); } catch (e) { data = { error: resp.statusText }; }
+  return { ok: resp.ok, status: resp.status, data };
+}
+
+async function getJSON(path) {
+  const resp = await fetch(path, { credentials: "same-origin", cache: "no-store" });
+  if (!resp.ok) throw new Error(path + ": " + resp.status);
+  return resp.json();
+}
+
+function toast(text, bad) {
+  const t = $("#toast");
+  t.textContent = text;
+  t.className = bad ? "bad" : "";
+  t.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { t.hidden = true; }, 4000);
+}
+
+function showError(node, data) {
+  if (!node) return;
+  node.textContent = (data && data.error) || T("error");
+  node.hidden = false;
+}
+
+function cardNode(card, trackId, extra) {
+  const text = String(card || "?");
+  const suit = text.slice(-1);
+  const red = suit === "H" || suit === "D";
+  const label = text.slice(0, -1) + (SUIT[suit] || suit);
+  const attrs = { class: "card" + (red ? " red" : "") + (extra ? " " + extra : ""), title: text,
+                  dataset: { card: text } };
+  if (trackId !== undefined && trackId !== null) attrs.dataset.trackId = String(trackId);
+  if (HOST && trackId !== undefined && trackId !== null) {
+    attrs.role = "button"; attrs.tabindex = "0";
+    attrs.onclick = () => openCorrection(trackId, text);
+  }
+  return el("span", attrs, label);
+}
+
+// Debounced refresh: many events in a burst cause one fetch.
+function debounced(fn, ms) {
+  let timer = null, running = false, again = false;
+  const run = async () => {
+    timer = null;
+    if (running) { again = true; return; }
+    running = true;
+    try { await fn(); } catch (e) { console.warn(e); }
+    running = false;
+    if (again) { again = false; schedule(); }
+  };
+  const schedule = () => { if (!timer) timer = setTimeout(run, ms); };
+  return schedule;
+}
+
+function connectEvents(onEvent) {
+  if (!window.EventSource) return;
+  const es = new EventSource("/api/events");
+  es.onmessage = (m) => {
+    let ev = null;
+    try { ev = JSON.parse(m.data); } catch (e) { return; }
+    onEvent(ev);
+  };
+  es.onerror = () => { /* the browser reconnects by itself (retry: 2000) */ };
+  return es;
+}
+
+// ------------------------------------------------------------------ dialogs and login
+document.querySelectorAll("dialog [data-close]").forEach((b) =>
+  b.addEventListener("click", () => b.closest("dialog").close()));
+
+const loginOpen = $("#login-open");
+if (loginOpen) loginOpen.addEventListener("click", () => { $("#login-dialog").showModal(); $("#login-pin").focus(); });
+const loginForm = $("#login-form");
+if (loginForm) loginForm.addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const r = await post("/api/login", { pin: $("#login-pin").value, name: $("#login-name").value || "host" });
+  if (r.ok) { location.reload(); return; }
+  showError($("#login-error"), r.data);
+});
+const logout = $("#logout");
+if (logout) logout.addEventListener("click", async () => { await post("/api/logout", {}); location.reload(); });
+
+// ------------------------------------------------------------------ live table
+const MARK = { valid: "✓", invalid: "✗", order: "⇅" };
+
+function meldNode(m) {
+  let cls = "meld", mark = MARK.valid, label = T("valid");
+  if (m.valid === false) { cls += " invalid"; mark = MARK.invalid; label = T("invalid"); }
+  else if (m.in_order === false) { cls += " out-of-order"; mark = MARK.order; label = T("out_of_order"); }
+  else if (m.valid === null || m.valid === undefined) { cls += " pending"; mark = "…"; label = T("pending"); }
+  else cls += " valid";
+  const ids = m.track_ids || [];
+  return el("div", { class: cls, dataset: { valid: String(m.valid), inOrder: String(m.in_order) } },
+    el("span", { class: "mark", title: label, "aria-label": label }, mark),
+    el("span", { class: "cards" }, (m.cards || []).map((c, i) => cardNode(c, ids[i]))),
+    m.kind ? el("span", { class: "kind" }, TK("kind_", m.kind)) : null,
+    m.reason ? el("div", { class: "reason" }, m.reason) : null);
+}
+
+function seatNode(s, winner) {
+  const melds = s.melds || [];
+  const count = s.table_cards !== undefined ? s.table_cards
+    : melds.reduce((n, m) => n + (m.cards || []).length, 0);
+  const won = winner && s.player === winner;
+  return el("article", { class: "seat" + (won ? " winner" : ""), dataset: { seat: String(s.seat) } },
+    el("header", {}, el("b", { class: "player" }, s.player || (T("seat") + " " + (s.seat + 1))),
+      el("span", { class: "count", title: T("table_cards") }, String(count) + " " + T("cards_short"))),
+    melds.length ? melds.map(meldNode) : el("p", { class: "hint" }, T("no_melds")),
+    (s.loose && s.loose.length) ? el("div", { class: "loose" }, el("span", { class: "hint" }, T("loose") + ": "),
+      s.loose.map((c, i) => typeof c === "string" ? cardNode(c, (s.loose_ids || [])[i]) : cardNode(c.card, c.track_id))) : null,
+    (s.verdicts || []).length ? el("ul", { class: "verdicts" }, s.verdicts.map((v) => el("li", {}, v))) : null);
+}
+
+function renderLive(state) {
+  const table = state.table || {};
+  const cam = table.camera || {};
+  const badge = $("#cam-status");
+  badge.textContent = TK("cam_", (cam.status || "unknown"));
+  badge.className = "badge cam-" + (cam.status || "unknown");
+  $("#cam-detail").textContent = [cam.message, cam.fps ? cam.fps.toFixed(1) + " fps" : ""].filter(Boolean).join(" · ");
+  $("#hand-no").textContent = table.hand_no !== undefined ? table.hand_no : "–";
+  const seats = $("#seats");
+  seats.replaceChildren(...(table.seats || []).map((s) => seatNode(s, table.winner)));
+  const centre = table.centre || {};
+  $("#centre").replaceChildren(...(centre.cards || []).map((c, i) => cardNode(c, (centre.track_ids || [])[i])));
+  const banner = $("#banner");
+  if (table.winner) {
+    const net = (table.result && table.result.net) || {};
+    const parts = Object.entries(net).map(([p, v]) => p + " " + (v > 0 ? "+" : "") + v);
+    banner.replaceChildren(el("b", {}, T("winner") + ": " + table.winner), parts.length ? el("span", {}, " · " + parts.join(", ")) : null);
+    banner.hidden = false;
+  } else banner.hidden = true;
+  const lerr = $("#ledger-error");
+  if (state.ledger && state.ledger.error) { lerr.textContent = state.ledger.error; lerr.hidden = false; } else lerr.hidden = true;
+  if (table.error) toast(table.error, true);
+  const log = $("#event-log");
+  const events = (table.events || []).slice(-30).reverse();
+  log.replaceChildren(...events.map((e) => el("li", { class: "ev ev-" + e.type },
+    e.player ? el("b", {}, e.player + " ") : null, e.text || e.type)));
+}
+
+function initLive() {
+  let state = null;
+  try { state = JSON.parse($("#initial-state") ? $("#initial-state").textContent : "null"); } catch (e) { state = null; }
+  const refresh = debounced(async () => renderLive(await getJSON("/api/state")), 150);
+  refresh();
+  connectEvents((ev) => {
+    if (ev.type === "setup" || (ev.type === "ledger" && ev.what === "setup")) { location.reload(); return; }
+    if (ev.type === "ledger_error") toast(ev.text, true);
+    refresh();
+  });
+  setInterval(refresh, 5000);  // camera status and fps even when nothing happens
+  const confirm = $("#confirm-hand");
+  if (confirm) confirm.addEventListener("click", async () => {
+    const r = await post("/api/hand/confirm", { confirm: true });
+    if (r.ok) toast(T("hand_confirmed")); else toast(r.data.error, true);
+    refresh();
+  });
+  const form = $("#correct-form");
+  if (form) {
+    const send = async (card) => {
+      const r = await post("/api/correct", { track_id: Number($("#correct-track").textContent), card,
+                                             why: $("#correct-why").value });
+      if (r.ok) { $("#correct-dialog").close(); toast(T("corrected")); refresh(); }
+      else showError($("#correct-error"), r.data);
+    };
+    form.addEventListener("submit", (e) => { e.preventDefault(); send($("#correct-card").value.trim()); });
+    $("#correct-none").addEventListener("click", () => send(null));
+  }
+}
+
+function openCorrection(trackId, card) {
+  const d = $("#correct-dialog");
+  if (!d) return;
+  $("#correct-was").textContent = card;
+  $("#correct-track").textContent = String(trackId);
+  $("#correct-card").value = "";
+  $("#correct-why").value = "";
+  $("#correct-error").hidden = true;
+  d.showModal();
+  $("#correct-card").focus();
+}
+
+// ------------------------------------------------------------------ scoreboard
+function signed(v) { return (v > 0 ? "+" : "") + v; }
+
+function renderScoreboard(data) {
+  const players = data.session.players || [];
+  const bal = data.balances || {}, money = data.money || {};
+  $("#balances").replaceChildren(...players.map((p) => el("div", { class: "balance " + (bal[p] > 0 ? "pos" : bal[p] < 0 ? "neg" : "") , dataset: { player: p } },
+    el("span", { class: "name" }, p), el("b", { class: "points" }, signed(bal[p] || 0)),
+    el("span", { class: "money" }, (money[p] || 0).toFixed(2)))));
+  const tr = data.transfers || [];
+  $("#transfers").replaceChildren(...(tr.length ? tr.map((t) => el("li", { class: "transfer" },
+    el("b", {}, t.from), " → ", el("b", {}, t.to), ": " + t.points + " " + T("points") + " = " + t.money.toFixed(2)))
+    : [el("li", { class: "hint" }, T("all_square"))]));
+  const table = $("#hands");
+  table.tHead.replaceChildren(el("tr", {}, el("th", {}, "#"), el("th", {}, T("winner")),
+    players.map((p) => el("th", {}, p)), el("th", {}, T("bonuses")), HOST ? el("th", {}, "") : null));
+  const rows = [];
+  for (const h of data.hands || []) {
+    const cls = "hand" + (h.undone ? " undone" : "") + (h.corrected ? " corrected" : "");
+    rows.push(el("tr", { class: cls, dataset: { handNo: String(h.hand_no), handId: String(h.id) } },
+      el("td", {}, String(h.hand_no)),
+      el("td", {}, h.winner || "–", h.undone ? el("small", { class: "tag" }, " " + T("undone")) : null,
+        h.corrected ? el("small", { class: "tag" }, " " + T("corrected_tag")) : null),
+      players.map((p) => el("td", { class: "num", dataset: { player: p } },
+        el("span", { class: "net" }, h.net[p] !== undefined ? signed(h.net[p]) : ""),
+        el("small", { class: "running" }, String(h.running[p] || 0)))),
+      el("td", { class: "items" }, (h.items || []).map((it) => el("span", { class: "item" },
+        TK("item_", it.item) + (it.player ? " " + it.player : "") + (it.points !== null && it.points !== undefined ? " " + signed(it.points) : "")))),
+      HOST ? el("td", {}, h.undone ? null : el("button", { class: "small", onclick: () => openNets(h, players) }, T("correct"))) : null));
+  }
+  table.tBodies[0].replaceChildren(...rows);
+  $("#no-hands").hidden = rows.length > 0;
+  $("#journal").replaceChildren(...(data.entries || []).slice().reverse().map((e) => el("li", { class: "entry " + e.kind + (e.undone ? " undone" : "") },
+    el("time", {}, e.created_at.replace("T", " ").slice(0, 19)), " ", el("b", {}, TK("entry_", e.kind)),
+    e.payload && e.payload.hand_no ? " #" + e.payload.hand_no : "",
+    " · " + e.who + (e.why ? " — " + e.why : ""),
+    Object.keys(e.payments || {}).length ? el("small", {}, " (" + Object.entries(e.payments).map(([p, v]) => p + " " + signed(v)).join(", ") + ")") : null)));
+}
+
+let netsTarget = null;
+function openNets(hand, players) {
+  netsTarget = hand;
+  $("#nets-title").textContent = hand ? T("correct_hand") + " #" + hand.hand_no : T("enter_hand");
+  $("#nets-fields").replaceChildren(...players.map((p) => el("label", {}, p,
+    el("input", { type: "number", step: "1", dataset: { player: p }, value: hand ? String(hand.net[p] || 0) : "0" }))));
+  $("#nets-why").value = "";
+  $("#nets-error").hidden = true;
+  $("#nets-dialog").showModal();
+}
+
+function initScoreboard() {
+  const refresh = debounced(async () => renderScoreboard(await getJSON("/api/ledger")), 150);
+  refresh();
+  connectEvents((ev) => { if (ev.type === "ledger" || ev.type === "resync" || ev.type === "hand_end") refresh(); });
+  if (!HOST) return;
+  $("#undo-last").addEventListener("click", async () => {
+    const why = prompt(T("why_undo"));
+    if (!why) return;
+    const r = await post("/api/undo", { why });
+    if (r.ok) { toast(T("undone")); refresh(); } else toast(r.data.error, true);
+  });
+  $("#manual-hand").addEventListener("click", async () => {
+    const data = await getJSON("/api/ledger");
+    openNets(null, data.session.players);
+  });
+  $("#new-session").addEventListener("click", async () => {
+    const why = prompt(T("why_new_session"));
+    if (why === null) return;
+    const r = await post("/api/session/new", { why });
+    if (r.ok) refresh(); else toast(r.data.error, true);
+  });
+  $("#nets-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const net = {};
+    document.querySelectorAll("#nets-fields input").forEach((i) => { net[i.dataset.player] = Number(i.value || 0); });
+    const why = $("#nets-why").value;
+    const r = netsTarget ? await post("/api/hand/correct", { hand_id: netsTarget.id, net, why })
+      : await post("/api/hand/manual", { net, why, winner: Object.entries(net).sort((a, b) => b[1] - a[1])[0][0] });
+    if (r.ok) { $("#nets-dialog").close(); refresh(); } else showError($("#nets-error"), r.data);
+  });
+}
+
+// ------------------------------------------------------------------ setup and zone calibration
+function initSetup() {
+  const form = $("#setup-form");
+  const ranges = JSON.parse(form.dataset.seatRange);
+  const game = $("#game"), seatsN = $("#seats-n"), players = $("#players");
+  const syncGame = () => {
+    document.querySelectorAll("fieldset.rules").forEach((f) => { f.hidden = f.dataset.game !== game.value; });
+    const [lo, hi] = ranges[game.value];
+    seatsN.min = lo; seatsN.max = hi;
+  };
+  const syncSeats = () => {
+    const n = Math.max(2, Math.min(5, Number(seatsN.value) || 4));
+    const inputs = players.querySelectorAll("input");
+    for (let i = inputs.length; i < n; i++)
+      players.append(el("label", {}, T("seat") + " " + (i + 1) + " ", el("input", { name: "player", maxlength: "24", required: true, value: T("seat") + " " + (i + 1) })));
+    players.querySelectorAll("label").forEach((l, i) => { if (i >= n) l.remove(); });
+    drawZones();
+  };
+  game.addEventListener("change", syncGame);
+  seatsN.addEventListener("input", syncSeats);
+  syncGame();
+  if (!HOST) return;
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const rules = {};
+    const fs = document.querySelector(`fieldset.rules[data-game="${game.value}"]`);
+    fs.querySelectorAll("[data-rule]").forEach((i) => {
+      const def = JSON.parse(i.dataset.default);
+      let v = i.type === "checkbox" ? i.checked : i.value;
+      if (i.dataset.type === "int") v = Number(v);
+      if (v !== def) rules[i.dataset.rule] = v;   // only what differs from the default
+    });
+    const body = {
+      game: game.value, seats: Number(seatsN.value),
+      players: [...players.querySelectorAll("input")].map((i) => i.value),
+      stake: Number(form.elements.stake.value), point_value: Number(form.elements.point_value.value),
+      source: form.elements.source.value, rules,
+    };
+    $("#setup-ok").hidden = true; $("#setup-error").hidden = true;
+    const r = await post("/api/setup", body);
+    if (r.ok) { $("#setup-ok").hidden = false; toast(T("saved")); }
+    else showError($("#setup-error"), r.data);
+  });
+  initZones();
+}
+
+const zones = { polys: {}, img: null, target: "seat0" };
+function zoneTargets() {
+  const n = Number($("#seats-n").value) || 4;
+  const names = [...document.querySelectorAll("#players input")].map((i) => i.value);
+  const out = [];
+  for (let i = 0; i < n; i++) out.push(["seat" + i, T("seat") + " " + (i + 1) + (names[i] ? " (" + names[i] + ")" : "")]);
+  out.push(["centre", T("centre")]);
+  return out;
+}
+
+function drawZones() {
+  const cv = $("#zone-canvas");
+  if (!cv) return;
+  const sel = $("#zone-target");
+  const keep = sel.value || zones.target;
+  sel.replaceChildren(...zoneTargets().map(([k, label]) => el("option", { value: k, selected: k === keep }, label)));
+  const g = cv.getContext("2d");
+  g.clearRect(0, 0, cv.width, cv.height);
+  if (zones.img) g.drawImage(zones.img, 0, 0, cv.width, cv.height);
+  else { g.fillStyle = "#333"; g.fillRect(0, 0, cv.width, cv.height); }
+  const colours = ["#ffd000", "#00e0ff", "#ff6bd6", "#8dff6b", "#ff8a3d"];
+  for (const [k, pts] of Object.entries(zones.polys)) {
+    g.strokeStyle = k === "centre" ? "#ffffff" : colours[Number(k.slice(4)) % colours.length];
+    g.lineWidth = 3;
+    g.beginPath();
+    pts.forEach(([x, y], i) => { const px = x * cv.width, py = y * cv.height; if (i) g.lineTo(px, py); else g.moveTo(px, py); });
+    if (pts.length >= 3) g.closePath();
+    g.stroke();
+    pts.forEach(([x, y]) => { g.fillStyle = g.strokeStyle; g.fillRect(x * cv.width - 4, y * cv.height - 4, 8, 8); });
+  }
+}
+
+function initZones() {
+  const cv = $("#zone-canvas");
+  if (!cv) return;
+  const still = () => {
+    const img = new Image();
+    img.onload = () => { zones.img = img; cv.width = img.naturalWidth; cv.height = img.naturalHeight; drawZones(); };
+    img.onerror = () => showError($("#zone-error"), { error: T("no_frame") });
+    img.src = "/snapshot.jpg?t=" + Date.now();
+  };
+  still();
+  $("#zone-still").addEventListener("click", still);
+  $("#zone-target").addEventListener("change", (e) => { zones.target = e.target.value; });
+  $("#zone-clear").addEventListener("click", () => { delete zones.polys[$("#zone-target").value]; drawZones(); });
+  cv.addEventListener("click", (e) => {
+    const r = cv.getBoundingClientRect();
+    const x = (e.clientX - r.left) / r.width, y = (e.clientY - r.top) / r.height;
+    const k = $("#zone-target").value;
+    const pts = zones.polys[k] && zones.polys[k].length < 4 ? zones.polys[k] : [];
+    pts.push([x, y]);
+    zones.polys[k] = pts;
+    if (pts.length === 4) {  // four corners: move on to the next zone
+      const opts = [...$("#zone-target").options];
+      const i = opts.findIndex((o) => o.value === k);
+      if (i + 1 < opts.length) $("#zone-target").value = opts[i + 1].value;
+    }
+    drawZones();
+  });
+  $("#zone-save").addEventListener("click", async () => {
+    $("#zone-ok").hidden = true; $("#zone-error").hidden = true;
+    const w = cv.width, h = cv.height;
+    const scale = (pts) => pts.map(([x, y]) => [Math.round(x * w), Math.round(y * h)]);
+    const n = Number($("#seats-n").value) || 4;
+    const seats = [];
+    for (let i = 0; i < n; i++) seats.push({ polygon: scale(zones.polys["seat" + i] || []) });
+    const r = await post("/api/zones", { frame_size: [w, h], seats, centre: scale(zones.polys.centre || []) });
+    if (r.ok) $("#zone-ok").hidden = false; else showError($("#zone-error"), r.data);
+  });
+}
+
+// ------------------------------------------------------------------ Marriage count
+function renderCount(state) {
+  const table = state.table || {};
+  const box = $("#count-seats");
+  const tiplu = $("#tiplu");
+  const centre = (table.centre && table.centre.cards) || [];
+  const known = table.tiplu || (table.marriage && table.marriage.tiplu) || centre[0];
+  if (known && !tiplu.value) tiplu.value = known;
+  const prev = {};
+  box.querySelectorAll("[data-player]").forEach((n) => {
+    prev[n.dataset.player] = { seen: $(".seen", n).checked, winner: $(".winner-pick", n).checked };
+  });
+  box.replaceChildren(...(table.seats || []).map((s) => {
+    const scan = s.scan || s.count || {};
+    const cards = s.hand || scan.cards || [].concat(...(s.melds || []).map((m) => m.cards || []), (s.loose || []).map((c) => c.card || c));
+    const arrangement = scan.melds || s.arrangement || [];
+    const items = scan.maal_items || s.maal_items || [];
+    const maal = scan.maal !== undefined ? scan.maal : s.maal;
+    const canSee = scan.can_see_joker !== undefined ? scan.can_see_joker : s.can_see_joker;
+    const p = prev[s.player] || {};
+    const seen = p.seen !== undefined ? p.seen : (s.seen !== undefined ? s.seen : !!canSee);
+    return el("article", { class: "seat count", dataset: { player: s.player } },
+      el("header", {}, el("b", {}, s.player), el("span", { class: "count" }, cards.length + " " + T("cards_short"))),
+      el("div", { class: "cards" }, cards.map((c) => cardNode(c))),
+      arrangement.length ? el("div", { class: "arrangement" }, el("span", { class: "hint" }, T("arrangement") + ": "),
+        arrangement.map((m) => el("span", { class: "group" }, (m.cards || m).map((c) => cardNode(c))))) : null,
+      el("div", { class: "maal" }, T("maal") + ": ", el("b", {}, maal === undefined || maal === null ? "–" : String(maal)),
+        items.length ? el("ul", {}, items.map((it) => el("li", {}, TK("item_", it.item) + " " + (it.cards || []).join(" ") + " = " + it.points))) : null),
+      canSee !== undefined ? el("p", { class: "hint" }, canSee ? T("can_see") : T("cannot_see")) : null,
+      el("label", {}, el("input", { type: "checkbox", class: "seen", checked: seen }), " " + T("seen_joker")),
+      el("label", {}, el("input", { type: "radio", name: "winner", class: "winner-pick", value: s.player,
+        checked: p.winner || table.winner === s.player }), " " + T("ended_hand")));
+  }));
+  if (table.result && table.result.net) {
+    $("#count-result").hidden = false;
+    $("#count-nets").replaceChildren(...Object.entries(table.result.net).map(([p, v]) =>
+      el("div", { class: "balance " + (v > 0 ? "pos" : v < 0 ? "neg" : "") }, el("span", { class: "name" }, p), el("b", {}, signed(v)))));
+  }
+}
+
+function initCount() {
+  const refresh = debounced(async () => renderCount(await getJSON("/api/state")), 200);
+  refresh();
+  connectEvents(() => refresh());
+  const form = $("#count-form");
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    if (!HOST) return;
+    const seen = {};
+    let winner = null;
+    document.querySelectorAll("#count-seats [data-player]").forEach((n) => {
+      seen[n.dataset.player] = $(".seen", n).checked;
+      if ($(".winner-pick", n).checked) winner = n.dataset.player;
+    });
+    const body = { seen, winner, dublee_win: $("#dublee-win").checked };
+    if ($("#tiplu").value.trim()) body.tiplu = $("#tiplu").value.trim();
+    $("#count-error").hidden = true;
+    const r = await post("/api/hand/confirm", body);
+    if (r.ok) { toast(T("settled")); refresh(); } else showError($("#count-error"), r.data);
+  });
+}
+
+({ live: initLive, scoreboard: initScoreboard, setup: initSetup, count: initCount }[PAGE] || (() => {}))();
