@@ -30,10 +30,15 @@ How it decides
   swapped in place is eventually re-read.
 * **Death**: a confirmed track is gone after it has been missed for
   ``miss_seconds`` of *clear* time. Frames that are blurred
-  (``obs.sharpness < min_sharpness``), flagged ``obs.occluded``, or in which a
-  burst of confirmed cards vanished at once (a hand or an arm over the table)
-  are *frozen*: no births, no deaths, no votes, and the stability clock restarts.
-  Missed cards keep their last position meanwhile.
+  (``obs.sharpness < min_sharpness``) or flagged ``obs.occluded`` are
+  *frozen*: no births, no deaths, no votes (positions still follow).
+* **Hidden cards**: while any confirmed card has been missed for more than
+  ``hold_missing_seconds`` but is not yet gone (a hand or an arm over it),
+  nothing is published and the stability clock restarts — so whatever the
+  detector makes of the hand never becomes a state.
+* **Moves**: when a new card is confirmed while a confirmed card with the same
+  label has been missing for ``transfer_min_missing`` seconds, the card was
+  moved: the new track takes over the old identity (``track_id``) at once.
 * **Publication**: the per-seat layout (melds, order, loose cards, centre,
   labels) is computed from confirmed tracks every clear frame; when it has not
   changed for ``stable_seconds`` it is published as a new
@@ -127,11 +132,10 @@ class TableTracker:
                  min_seen_seconds: float = 0.15,
                  miss_seconds: float = 2.0,
                  tentative_miss_seconds: float = 0.5,
+                 hold_missing_seconds: float = 0.5,
+                 transfer_min_missing: float = 0.3,
                  min_sharpness: float = 0.5,
                  min_confidence: float = 0.25,
-                 burst_fraction: float = 0.3,
-                 burst_min_cards: int = 2,
-                 burst_hold_seconds: float = 0.4,
                  label_switch: float = 1.25,
                  vote_decay: float = 0.97,
                  smooth: float = 0.5,
@@ -144,11 +148,10 @@ class TableTracker:
         self.min_seen_seconds = min_seen_seconds
         self.miss_seconds = miss_seconds
         self.tentative_miss_seconds = tentative_miss_seconds
+        self.hold_missing_seconds = hold_missing_seconds
+        self.transfer_min_missing = transfer_min_missing
         self.min_sharpness = min_sharpness
         self.min_confidence = min_confidence
-        self.burst_fraction = burst_fraction
-        self.burst_min_cards = burst_min_cards
-        self.burst_hold_seconds = burst_hold_seconds
         self.label_switch = label_switch
         self.vote_decay = vote_decay
         self.smooth = smooth
@@ -163,13 +166,13 @@ class TableTracker:
         self.tracks: list[Track] = []
         self._ids = itertools.count(1)
         self._last_t: float | None = None
-        self._frozen_until = -math.inf
         self._pending_sig = None
         self._pending_since: float | None = None
         self._pending_table: StableTable | None = None
         self._published: StableTable | None = None
         self._published_sig = None
-        self.frozen = False                 # was the last frame frozen?
+        self.frozen = False                 # was the last frame frozen (blurred or occluded)?
+        self.waiting = False                # frozen, or a confirmed card hidden but not yet gone
         self.freeze_reason = ""
 
     @property
@@ -195,25 +198,16 @@ class TableTracker:
         sharp = obs.sharpness >= self.min_sharpness
         matches, unmatched_dets, unmatched_tracks = self._match(dets)
 
-        # burst: many established cards vanished in this very frame -> something is over the table
-        confirmed = [tr for tr in self.tracks if tr.confirmed]
-        newly_missing = [tr for tr in unmatched_tracks if tr.confirmed and tr.missed_clear == 0.0
-                         and tr.last_t == self._prev_t_or(t)]
-        burst = (len(newly_missing) >= self.burst_min_cards
-                 and len(newly_missing) >= self.burst_fraction * max(1, len(confirmed)))
-        if burst:
-            self._frozen_until = t + self.burst_hold_seconds
         reasons = []
         if not sharp:
             reasons.append("blurred frame")
         if obs.occluded:
             reasons.append("table occluded")
-        if t < self._frozen_until:
-            reasons.append("cards covered")
         frozen = bool(reasons)
         self.frozen, self.freeze_reason = frozen, ", ".join(reasons)
 
         # matched tracks: follow position always, vote only when sharp
+        newly_confirmed: list[Track] = []
         for ti, di in matches:
             tr, d = self.tracks[ti], dets[di]
             a = self.smooth
@@ -230,6 +224,7 @@ class TableTracker:
                 tr.hits += 1
             if not tr.confirmed and tr.hits >= self.min_hits and t - tr.first_t >= self.min_seen_seconds - 1e-9:
                 tr.confirmed = True
+                newly_confirmed.append(tr)
 
         # unmatched tracks: age them (only in clear frames for confirmed ones)
         keep_ids = set()
@@ -245,6 +240,17 @@ class TableTracker:
         matched_ids = {self.tracks[ti].id for ti, _ in matches}
         self.tracks = [tr for tr in self.tracks if tr.id in matched_ids or tr.id in keep_ids]
 
+        # a card that vanished and now shows up somewhere else was moved: it keeps its identity
+        for tr in newly_confirmed:
+            gone = [o for o in self.tracks if o.confirmed and o is not tr and o.label == tr.label
+                    and t - o.last_t >= self.transfer_min_missing - 1e-9]
+            if gone:
+                c = np.asarray(tr.centre)
+                old = min(gone, key=lambda o: float(np.linalg.norm(np.asarray(o.centre) - c)))
+                tr.id = old.id
+                tr.first_t = old.first_t
+                self.tracks.remove(old)
+
         # births
         if sharp and not obs.occluded:
             for di in unmatched_dets:
@@ -257,10 +263,13 @@ class TableTracker:
                 if self.min_hits <= 1 and self.min_seen_seconds <= 0:
                     tr.confirmed = True
                 self.tracks.append(tr)
-        self._prev_t = t
 
-        # stability
-        if frozen:
+        # stability: nothing is decided while the frame is frozen or a card is hidden but not yet gone
+        hidden = [tr for tr in self.tracks if tr.confirmed and t - tr.last_t > self.hold_missing_seconds + 1e-9]
+        if hidden and not frozen:
+            self.freeze_reason = f"{len(hidden)} card(s) hidden"
+        self.waiting = frozen or bool(hidden)
+        if self.waiting:
             self._pending_sig = None
             self._pending_since = None
         else:
@@ -283,11 +292,6 @@ class TableTracker:
         return self._published
 
     # ---- internals ----------------------------------------------------------------------
-    _prev_t: float | None = None
-
-    def _prev_t_or(self, t: float) -> float | None:
-        return self._prev_t if self._prev_t is not None else t
-
     def _vote(self, tr: Track, d: DetectedCard) -> None:
         if self.vote_decay < 1.0:
             for k in list(tr.votes):

@@ -1,0 +1,236 @@
+"""Card tracking and the stable table state, from synthetic observation sequences (no video)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.tracking import RelativeSharpness, TableTracker, frame_sharpness
+from vision.types import DetectedCard, FrameObservation
+from vision.zones import default_zones
+
+FPS = 5.0
+FRAME = (1280, 720)
+
+
+def det(label, x, y, conf=0.9, w=60, h=85):
+    return DetectedCard(label, conf, (x, y, x + w, y + h))
+
+
+def obs(t, cards, sharp=1.0, occluded=False):
+    return FrameObservation(t=t, width=FRAME[0], height=FRAME[1], cards=cards, sharpness=sharp, occluded=occluded)
+
+
+class Player:
+    """Feeds a tracker frame by frame and records every published version."""
+
+    def __init__(self, tracker=None, seats=4, seed=0, jitter=2.0):
+        self.tr = tracker or TableTracker(default_zones(seats, FRAME))
+        self.t = 0.0
+        self.rng = np.random.default_rng(seed)
+        self.jitter = jitter
+        self.versions = []
+        self.last = None
+
+    def run(self, cards, seconds, noise=None, sharp=1.0, occluded=False, extra=()):
+        for _ in range(int(round(seconds * FPS))):
+            ds = []
+            for c in cards:
+                j = self.rng.normal(0, self.jitter, 4) if self.jitter else np.zeros(4)
+                label = c.card
+                if noise and self.rng.random() < noise[0]:
+                    label = noise[1]
+                ds.append(DetectedCard(label, c.confidence, tuple(np.asarray(c.box) + j)))
+            self.last = self.tr.update(obs(self.t, ds + list(extra), sharp, occluded))
+            if self.last is not None and self.last.changed:
+                self.versions.append(self.last)
+            self.t += 1.0 / FPS
+        return self.last
+
+
+ROW = [det("5H", 500, 600), det("6H", 525, 602), det("7H", 550, 601)]     # seat 0 (bottom), overlapping
+
+
+def test_empty_table_is_published_then_cards_appear_within_latency():
+    p = Player()
+    t = p.run([], 1.0)
+    assert t is not None and t.version == 1 and t.cards == []
+    t_place = p.t
+    p.run(ROW, 2.0)
+    assert len(p.versions) == 2
+    v = p.versions[-1]
+    assert [m.labels for m in v.seats[0].melds] == [["5H", "6H", "7H"]]
+    assert v.t - t_place <= 1.5                      # a placed card becomes an event within 1.5 s
+    assert v.since >= t_place and v.t - v.since >= 0.6 - 1e-9
+
+
+def test_jitter_and_label_noise_do_not_create_versions_or_change_ids():
+    p = Player(jitter=3.0, seed=2)
+    p.run(ROW + [det("KS", 620, 330)], 2.0)
+    assert len(p.versions) == 1
+    ids = sorted(c.track_id for c in p.versions[0].cards)
+    p.run(ROW + [det("KS", 620, 330)], 8.0, noise=(0.25, "8H"))        # a quarter of the reads are wrong
+    assert len(p.versions) == 1
+    assert sorted(c.track_id for c in p.last.cards) == ids
+    assert [c.card for c in p.last.centre] == ["KS"]
+    assert all(c.confidence > 0.5 for c in p.last.cards)
+
+
+def test_label_is_voted_by_confidence_over_sharp_frames():
+    p = Player(jitter=0)
+    # first reads are wrong with low confidence, then right with high confidence
+    p.run([det("8H", 500, 600, conf=0.4)], 0.6)
+    p.run([det("6H", 500, 600, conf=0.95)], 2.0)
+    assert [c.card for c in p.last.seats[0].loose] == ["6H"]
+    assert all(v.seats[0].loose[0].card != "8H" for v in p.versions if v.seats[0].loose)
+
+
+def test_blurred_frames_do_not_vote_or_create_cards():
+    p = Player(jitter=0)
+    p.run([det("9C", 500, 600)], 2.0)
+    p.run([det("9D", 500, 600), det("QS", 800, 600)], 2.0, sharp=0.1)    # motion blur: garbage reads
+    assert len(p.versions) == 1
+    assert [c.card for c in p.last.seats[0].loose] == ["9C"]
+    p.run([det("9C", 500, 600)], 1.0)
+    assert len(p.versions) == 1
+
+
+def test_camera_shake_hides_nothing_for_good():
+    p = Player(jitter=0)
+    p.run(ROW, 2.0)
+    p.run([], 4.0, sharp=0.2)             # the camera was bumped: blurred frames, nothing detected
+    p.run(ROW, 1.0)
+    assert len(p.versions) == 1 and len(p.last.cards) == 3
+
+
+def test_hand_passing_over_the_table_creates_no_event():
+    p = Player(seed=3)
+    table = ROW + [det("KS", 620, 330), det("2C", 100, 300), det("3C", 120, 300)]
+    p.run(table, 2.0)
+    assert len(p.versions) == 1
+    before = {c.track_id: c.card for c in p.last.cards}
+    # an arm sweeps from the bottom over the row and the centre for 1.2 s:
+    # covered cards are missed, the hand produces a flicker of false cards, some frames blur
+    hand_frames = [
+        (ROW[1:] + table[3:], [det("JD", 700, 500, 0.5)], 1.0),
+        (table[3:], [det("JD", 705, 480, 0.6), det("4S", 650, 420, 0.4)], 0.4),
+        (table[4:], [det("4S", 640, 400, 0.5)], 0.3),
+        (table[4:], [], 1.0),
+        (ROW[:1] + table[4:], [det("QH", 600, 350, 0.7)], 1.0),
+        (ROW + table[4:], [], 0.9),
+    ]
+    for visible, fake, sharp in hand_frames:
+        p.run(visible, 0.2, sharp=sharp, extra=fake)
+    p.run(table, 3.0)
+    assert len(p.versions) == 1, [v.to_json() for v in p.versions[1:]]
+    assert {c.track_id: c.card for c in p.last.cards} == before
+
+
+def test_hand_resting_over_cards_with_a_steady_false_card_creates_no_event():
+    p = Player(seed=4)
+    table = ROW + [det("KS", 620, 330), det("2C", 100, 300)]
+    p.run(table, 2.0)
+    before = {c.track_id: c.card for c in p.last.cards}
+    # the hand rests over the row for 1.6 s, and the detector sees a steady "JD" in the knuckles
+    p.run(table[3:], 1.6, extra=[det("JD", 700, 520, 0.6)])
+    p.run(table, 3.0)
+    assert len(p.versions) == 1, [v.to_json() for v in p.versions[1:]]
+    assert {c.track_id: c.card for c in p.last.cards} == before
+
+
+def test_occlusion_flag_freezes_updates():
+    p = Player(jitter=0)
+    p.run(ROW, 2.0)
+    p.run([], 3.0, occluded=True)           # the vision stage says something covers the table
+    assert len(p.versions) == 1 and len(p.last.cards) == 3
+    assert p.tr.frozen and "occluded" in p.tr.freeze_reason
+
+
+def test_removed_card_disappears_after_the_grace_period():
+    p = Player(jitter=0)
+    p.run(ROW + [det("KS", 620, 330)], 2.0)
+    t_gone = p.t
+    p.run(ROW, 1.0)
+    assert len(p.versions) == 1                         # still within the grace period
+    p.run(ROW, 3.0)
+    assert len(p.versions) == 2
+    assert p.versions[-1].centre == []
+    assert p.versions[-1].t - t_gone >= p.tr.miss_seconds
+
+
+def test_duplicate_cards_at_different_places_are_distinct():
+    p = Player(jitter=1.0, seats=2)
+    sevens = [det("7H", 300, 600), det("7H", 700, 600), det("7H", 1000, 620)]
+    p.run(sevens, 2.0)
+    cards = p.last.seats[0].loose
+    assert [c.card for c in cards] == ["7H", "7H", "7H"]
+    assert len({c.track_id for c in cards}) == 3
+    xs = [c.centre[0] for c in cards]
+    assert xs == sorted(xs)                              # left to right from seat 0
+
+
+def test_card_added_to_a_meld_and_moved_between_melds():
+    p = Player(jitter=1.0, seats=2)
+    a = [det("3C", 300, 600), det("3D", 325, 600), det("3S", 350, 600)]
+    b = [det("8D", 700, 600), det("9D", 725, 600), det("10D", 750, 600)]
+    p.run(a + b, 2.0)
+    assert [m.labels for m in p.last.seats[0].melds] == [["3C", "3D", "3S"], ["8D", "9D", "10D"]]
+    p.run(a + b + [det("JD", 775, 600)], 2.0)                      # card added at the right end
+    assert [m.labels for m in p.last.seats[0].melds][1] == ["8D", "9D", "10D", "JD"]
+    n = len(p.versions)
+    # the 3S is picked up and put at the left of the diamonds (a new place)
+    moved_id = p.last.seats[0].melds[0].ids[2]
+    p.run(a[:2] + b + [det("JD", 775, 600)], 0.6)                  # in the player's hand
+    t_put = p.t
+    p.run(a[:2] + [det("3S", 675, 600)] + b + [det("JD", 775, 600)], 2.0)
+    assert len(p.versions) == n + 1                                # one change: the move
+    assert [m.labels for m in p.last.seats[0].melds] == [["3C", "3D"], ["3S", "8D", "9D", "10D", "JD"]]
+    assert p.last.seats[0].melds[1].ids[0] == moved_id             # the same physical card
+    assert p.versions[-1].t - t_put <= 1.5
+
+
+def test_a_card_flashed_briefly_never_exists():
+    p = Player(jitter=0)
+    p.run(ROW, 2.0)
+    p.run(ROW + [det("AS", 900, 300)], 0.2)              # one frame
+    p.run(ROW, 2.0)
+    assert len(p.versions) == 1
+
+
+def test_versions_and_changed_flag():
+    p = Player(jitter=0)
+    p.run(ROW, 2.0)
+    last = p.tr.update(obs(p.t, [DetectedCard(c.card, c.confidence, c.box) for c in ROW]))
+    assert last.changed is False and last.version == 1
+    assert p.tr.published is last
+
+
+def test_time_going_backwards_starts_over():
+    p = Player(jitter=0)
+    p.run(ROW, 2.0)
+    p.t = 0.0
+    assert p.tr.update(obs(0.0, [])) is None
+
+
+def test_calibrated_zones_use_table_coordinates():
+    from vision.zones import TableZones
+    # image is the table seen with the camera's "up" on the table's left: rotate 90°
+    H = np.array([[0, 1, 0], [-1, 0, 1280], [0, 0, 1]], dtype=float)     # image (x, y) -> table (y, 1280 - x)
+    base = default_zones(4, (720, 1280))
+    zones = TableZones(seats=base.seats, centre=base.centre, homography=H, frame_size=FRAME)
+    p = Player(TableTracker(zones), jitter=0)
+    # the table's bottom edge is the image's left edge; seat 0's left to right is image top to bottom
+    col = [det("6H", 20, 500, w=85, h=60), det("5H", 20, 470, w=85, h=60), det("4H", 20, 440, w=85, h=60)]
+    p.run(col, 2.0)
+    assert [m.labels for m in p.last.seats[0].melds] == [["4H", "5H", "6H"]]
+
+
+def test_sharpness_helpers():
+    rng = np.random.default_rng(0)
+    sharp = (rng.random((240, 320)) * 255).astype(np.uint8)
+    import cv2
+    blurred = cv2.GaussianBlur(sharp, (0, 0), 4)
+    assert frame_sharpness(blurred) < frame_sharpness(sharp) / 5
+    rel = RelativeSharpness()
+    vals = [rel(sharp) for _ in range(10)]
+    assert vals[-1] == pytest.approx(1.0)
+    assert rel(blurred) < 0.3
