@@ -302,3 +302,168 @@ def play_desmoche(seed: int, n_players: int | None = None, rules: dict | None = 
 
 def _autowin_layout(cards: list[Card]) -> list[Card]:
     return sorted(cards, key=lambda c: (c.suit, c.rank))
+
+
+# ---------------------------------------------------------------------------------------------
+# Marriage
+# ---------------------------------------------------------------------------------------------
+def _mar_usefulness(c: Card, pool: list[Card], wild=None) -> float:
+    if wild is not None and wild(c):
+        return 100.0
+    score = 0.0
+    for o in pool:
+        if o is c:
+            continue
+        if o == c:
+            score += 2.0                      # identical: tunnela / dublee material
+        elif o.suit == c.suit:
+            d = abs(o.high_rank - c.high_rank) if (o.rank == 1 or c.rank == 1) else abs(o.rank - c.rank)
+            d = min(d, abs(o.rank - c.rank))
+            if d == 1:
+                score += 1.5
+            elif d == 2:
+                score += 0.7
+        elif o.rank == c.rank:
+            score += 0.8
+    return score
+
+
+def play_marriage(seed: int, n_players: int | None = None, rules: dict | None = None,
+                  max_turns: int = 400, redeal_limit: int = 12) -> Script:
+    """Play a hand of Marriage with bots until someone goes out; return the count as a script.
+
+    The video shows the end of the hand: the tiplu face up in the centre, the
+    combinations each seen player showed, then every player laying down the rest
+    of the hand for the count. Bots never expose tunnelas at the deal.
+    """
+    from referee.marriage import PlayerScore, analyse_hand, settle
+    from referee.marriage.settings import build_rules
+    from referee.marriage.wild import Wild
+
+    mrules = build_rules(rules)
+    rng = random.Random(f"marriage-{seed}")
+    n = n_players or rng.choice([2, 3, 3, 4, 4])
+    names = NAMES[:n]
+    for attempt in range(redeal_limit):
+        deck = full_pack() * 3
+        rng.shuffle(deck)
+        hands = {p: [deck.pop() for _ in range(21)] for p in names}
+        discard = [deck.pop()]
+        shown: dict[str, list[list[Card]]] = {}
+        seen: dict[str, bool] = {p: False for p in names}
+        tiplu: Card | None = None
+        winner = None
+        turn = 0
+        current = 0
+        while deck and turn < max_turns and winner is None:
+            turn += 1
+            p = names[current]
+            hand = hands[p]
+            hand.append(deck.pop())
+            dummy = tiplu or _dummy_tiplu(hand)
+            if not seen[p]:
+                a = analyse_hand(dummy, hand, rules=mrules, players=n)
+                if a.can_see_joker:
+                    seen[p] = True
+                    shown[p] = [list(m) for m in (a.melds[:3] if a.see_joker_by == "combinations" else a.melds)]
+                    if tiplu is None:
+                        tiplu = deck.pop()
+            if seen[p]:
+                a = analyse_hand(tiplu, hand, rules=mrules, players=n)
+                if a.can_finish:
+                    winner = p
+                    out = a.spare[0] if a.spare else min(hand, key=lambda c: _mar_usefulness(c, hand))
+                    hand.remove(out)
+                    discard.append(out)
+                    break
+            keep = [c for m in shown.get(p, []) for c in m]
+            wild = Wild(tiplu).is_joker if (seen[p] and tiplu is not None) else None
+            candidates = list(hand)
+            for c in keep:
+                if c in candidates:
+                    candidates.remove(c)
+            worst = min(candidates, key=lambda c: _mar_usefulness(c, hand, wild) + rng.random() * 0.05)
+            hand.remove(worst)
+            discard.append(worst)
+            current = (current + 1) % n
+        if winner is not None:
+            break
+    else:
+        raise RuntimeError(f"no Marriage bot went out in {redeal_limit} deals (seed {seed})")
+    analyses = {}
+    scores = []
+    for p in names:
+        a = analyse_hand(tiplu, hands[p], seen=seen[p], rules=mrules, players=n)
+        analyses[p] = a
+        scores.append(PlayerScore(p, int(a.maal_counted), seen=seen[p]))
+    wa = analyses[winner]
+    dublee_win = wa.finish_by == "dublees"
+    s = settle(winner, scores, dublee_win=dublee_win, rules=mrules)
+    # the video: tiplu in the centre, shown combinations on the table, then each seat lays down
+    frames: list[Keyframe] = []
+    table: list[list[list[str]]] = [[] for _ in names]
+    for p in names:
+        pool = list(hands[p])
+        ok = True
+        for c in (c for m in shown.get(p, []) for c in m):
+            if c in pool:
+                pool.remove(c)
+            else:
+                ok = False
+        if not ok:
+            shown[p] = []            # (the winner discarded a shown card: show nothing before the count)
+    for i, p in enumerate(names):
+        if shown.get(p):
+            table[i] = [format_cards(m) for m in shown[p]]
+    frames.append(Keyframe([list(t) for t in table], [str(tiplu)], 0, None, [], "the count: the tiplu is shown"))
+    order = [winner] + [p for p in names if p != winner]
+    for p in order:
+        i = names.index(p)
+        rest = list(hands[p])
+        for m in shown.get(p, []):
+            for c in m:
+                rest.remove(c)
+        if p == winner:
+            groups = [list(m) for m in wa.melds]
+            flat = [c for m in groups for c in m]
+            if sorted(flat) == sorted(hands[p]):
+                table[i] = [format_cards(m) for m in groups]
+                frames.append(Keyframe([list(t) for t in table], [str(tiplu)], 0, i,
+                                       [str(c) for c in rest], f"{p} lays down the winning hand"))
+                continue
+        groups = _marriage_groups(rest)
+        table[i] = table[i] + [format_cards(g) for g in groups]
+        frames.append(Keyframe([list(t) for t in table], [str(tiplu)], 0, i, [str(c) for c in rest],
+                               f"{p} lays down the hand for the count"))
+    frames.append(Keyframe([list(t) for t in table], [str(tiplu)], 0, None, [], "end of the count"))
+    truth = {
+        "game": "marriage",
+        "seed": seed,
+        "players": names,
+        "tiplu": str(tiplu),
+        "winner": winner,
+        "dublee_win": dublee_win,
+        "net": dict(s.net),
+        "maal": {p: int(analyses[p].maal_counted) for p in names},
+        "seen": dict(seen),
+        "hands": {p: format_cards(hands[p]) for p in names},
+        "settlement": s.to_json(),
+        "rules": rules or {},
+    }
+    return Script("marriage", seed, names, frames, truth)
+
+
+def _dummy_tiplu(hand: list[Card]) -> Card:
+    from collections import Counter
+
+    counts = Counter(hand)
+    for c in full_pack():
+        if counts.get(c, 0) == 0:
+            return c
+    return full_pack()[0]
+
+
+def _marriage_groups(cards: list[Card]) -> list[list[Card]]:
+    """Lay a hand down in rows of three, sorted by suit and rank (how people fan a hand)."""
+    cs = sorted(cards, key=lambda c: (c.suit, c.rank))
+    return [cs[i:i + 3] for i in range(0, len(cs), 3)]

@@ -1,0 +1,571 @@
+"""The live table session: camera → recogniser → tracker → events → referee → verdicts.
+
+:class:`TableSession` is what ``tableref watch`` and the web app (``tableref serve``)
+run. A background thread reads the newest frame of the source
+(:func:`vision.sources.open_source`), recognises the face-up cards
+(:class:`vision.detector.CardRecognizer`), follows them and publishes a stable
+table (:class:`vision.tracking.TableTracker`), and hands every new stable table
+to the game's hand referee (:class:`tableref.hand_desmoche.DesmocheHand` or
+:class:`tableref.hand_marriage.MarriageHand`), which turns it into events with
+the referee's verdicts.
+
+Everything that changes is an *event* (a dict with ``"type"``, ``"t"`` and a
+readable ``"text"``); subscribers (:meth:`TableSession.subscribe`) get each new
+event on their queue. A decided hand goes to :attr:`TableSession.on_hand_end`
+at once (the web app commits it to the ledger), and again as the final
+``hand_end`` event. Problems with the camera (unplugged, a corrupt file, a
+stream that stops) become ``camera_status`` events and the status in
+:meth:`snapshot`; the source reconnects by itself and nothing already decided is
+lost. When a video file ends, the hand in progress is settled as it stands
+(a Desmoche hand without a winner carries its pot; a Marriage count is settled if
+the cards show a winner).
+
+What the camera cannot see is entered by the host: :meth:`correct_card`
+(a misread card, or "not a card"), :meth:`finish_hand` (Desmoche: the winner or
+"no winner"; Marriage: the tiplu, the winner, who has seen the joker, exposed
+tunnelas).
+
+For tests and tools, :meth:`feed_state` / :meth:`feed_table` /
+:meth:`feed_observation` drive the same logic without a camera.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections import deque
+from pathlib import Path
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from referee.errors import RefereeError
+
+from .events import SeatState, TableCard, TableState
+
+GAMES = ("desmoche", "marriage")
+DEFAULT_NAMES = ["Ana", "Beto", "Cris", "Dani", "Eva"]
+MAX_EVENTS = 300
+SEAT_RANGE = {"desmoche": (2, 4), "marriage": (2, 5)}
+
+
+class SessionError(ValueError):
+    """Bad session setup (message is for the user)."""
+
+
+def demo_clip(game: str = "desmoche") -> Path | None:
+    """The built-in demo clip for a game (``tableref/demo/<game>.mp4``), or None."""
+    here = Path(__file__).resolve().parent / "demo"
+    p = here / f"{game}.mp4"
+    if p.exists():
+        return p
+    p = here / "desmoche.mp4"
+    return p if p.exists() else None
+
+
+def demo_setup(game: str = "desmoche") -> dict:
+    """Players/seats the built-in demo clip was recorded with (``tableref/demo/<game>.json``)."""
+    import json
+
+    p = Path(__file__).resolve().parent / "demo" / f"{game}.json"
+    try:
+        return json.loads(p.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def resolve_source(spec: str, game: str) -> str:
+    """``"demo"`` → the demo clip of ``game``; anything else unchanged."""
+    if str(spec).strip() == "demo":
+        p = demo_clip(game)
+        if p is None:
+            raise SessionError("the built-in demo clip is missing from this installation (tableref/demo/)")
+        return str(p)
+    return str(spec)
+
+
+def state_from_stable(table, n_seats: int, corrections: dict[int, str | None] | None = None) -> TableState:
+    """Convert a :class:`vision.table_state.StableTable` into a :class:`tableref.events.TableState`.
+
+    ``corrections`` maps a track id to the host's label (None: not a card, dropped).
+    """
+    corrections = corrections or {}
+
+    def conv(c) -> TableCard | None:
+        label = corrections.get(c.track_id, c.card) if c.track_id in corrections else c.card
+        if label is None:
+            return None
+        return TableCard(int(c.track_id), label)
+
+    seats = []
+    for s in range(n_seats):
+        if s < len(table.seats):
+            st = table.seats[s]
+            melds = []
+            for m in st.melds:
+                cards = [x for x in (conv(c) for c in m.cards) if x is not None]
+                if cards:
+                    melds.append(cards)
+            loose = [x for x in (conv(c) for c in st.loose) if x is not None]
+            seats.append(SeatState(melds, loose))
+        else:
+            seats.append(SeatState())
+    centre = [x for x in (conv(c) for c in table.centre) if x is not None]
+    return TableState(seats, centre, float(table.t))
+
+
+class TableSession:
+    """One table under one camera; see the module docstring and docs/live.md."""
+
+    def __init__(self, source: str = "demo", game: str = "desmoche", seats: int = 4,
+                 players: list[str] | None = None, rules: dict | None = None,
+                 stake: int = 1, zones=None, realtime: bool = True, *,
+                 loop: bool | None = None, recognizer=None, tracker_options: dict | None = None,
+                 auto_finish: bool = True, analyse_every: int = 1):
+        self.on_hand_end: Callable[[dict], None] | None = None
+        self._lock = threading.RLock()
+        self._subs: list[queue.Queue] = []
+        self._events: deque = deque(maxlen=MAX_EVENTS)
+        self._results: list[dict] = []
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._recognizer = recognizer
+        self._tracker_options = dict(tracker_options or {})
+        self.realtime = realtime
+        self.auto_finish = auto_finish
+        self.analyse_every = max(1, int(analyse_every))
+        self._loop_opt = loop
+        self._jpeg: bytes | None = None
+        self._camera = {"status": "connecting", "message": "not started", "fps": 0.0, "source": str(source)}
+        self._fps_times: deque = deque(maxlen=30)
+        self._corrections: dict[int, str | None] = {}
+        self._last_table = None
+        self._tracker = None
+        self._zones_arg = zones
+        self.zones = None
+        self.frames_analysed = 0
+        self.ms_per_frame = 0.0
+        self.hand_no = 0
+        self.pot = 0
+        self._waiting_clear = False
+        self._configure(source=source, game=game, seats=seats, players=players, rules=rules, stake=stake)
+        self._new_hand()
+
+    # ------------------------------------------------------------------ setup
+    def _configure(self, *, source, game, seats, players, rules, stake) -> None:
+        if game not in GAMES:
+            raise SessionError(f"unknown game {game!r}: choose desmoche or marriage")
+        if players:
+            players = [str(p).strip() for p in players]
+            if any(not p for p in players):
+                raise SessionError("every player needs a name")
+            if len(set(players)) != len(players):
+                raise SessionError("two players have the same name")
+            seats = len(players)
+        lo, hi = SEAT_RANGE[game]
+        try:
+            seats = int(seats)
+        except (TypeError, ValueError):
+            raise SessionError(f"seats must be a number {lo}-{hi}") from None
+        if not lo <= seats <= hi:
+            raise SessionError(f"{game.capitalize()} is played by {lo} to {hi} players, not {seats}")
+        if isinstance(stake, bool) or not isinstance(stake, (int, float)) or stake < 0:
+            raise SessionError(f"stake must be a number of points, got {stake!r}")
+        # validate the house rules now (a clear error, not a crash later)
+        try:
+            if game == "desmoche":
+                from referee.desmoche.settings import desmoche_settings
+
+                desmoche_settings(rules)
+            else:
+                from referee.marriage import build_rules
+
+                build_rules(rules)
+        except RefereeError as exc:
+            raise SessionError(exc.message) from None
+        self.source = str(source)
+        self.game = game
+        self.n_seats = seats
+        self.players = list(players) if players else DEFAULT_NAMES[:seats]
+        self.rules = dict(rules or {})
+        self.stake = stake
+        self.loop = self._loop_opt if self._loop_opt is not None else (self.source == "demo")
+
+    def _new_hand(self) -> None:
+        self.hand_no += 1
+        if self.game == "desmoche":
+            from .hand_desmoche import DesmocheHand
+
+            self.hand = DesmocheHand(self.players, rules=self.rules, stake=self.stake, pot_carried=self.pot,
+                                     hand_no=self.hand_no)
+        else:
+            from .hand_marriage import MarriageHand
+
+            self.hand = MarriageHand(self.players, rules=self.rules, hand_no=self.hand_no,
+                                     auto_finish=self.auto_finish)
+        self._waiting_clear = False
+
+    def reconfigure(self, **setup) -> None:
+        """Change game, seats, players, rules, stake, source or zones. Starts a new hand."""
+        allowed = {"game", "seats", "players", "rules", "stake", "source", "zones", "realtime"}
+        unknown = set(setup) - allowed
+        if unknown:
+            raise SessionError(f"unknown setup field(s): {', '.join(sorted(unknown))}")
+        with self._lock:
+            cur = {"source": self.source, "game": self.game, "seats": self.n_seats, "players": None,
+                   "rules": self.rules, "stake": self.stake}
+            if "players" not in setup and "seats" not in setup:
+                cur["players"] = self.players
+            new = {**cur, **{k: v for k, v in setup.items() if k in cur}}
+            restart_source = new["source"] != self.source or "zones" in setup
+            self._configure(**new)
+            if "realtime" in setup:
+                self.realtime = bool(setup["realtime"])
+            if "zones" in setup:
+                self._zones_arg = setup["zones"]
+                self.zones = None
+            self.pot = 0
+            self._corrections.clear()
+            if self._tracker is not None:
+                self._tracker = None        # rebuilt with the new seats/zones on the next frame
+            self._new_hand()
+            self._emit({"type": "setup", "t": 0.0, "seat": None, "player": None, "cards": [],
+                        "text": f"new setup: {self.game}, {self.n_seats} players ({', '.join(self.players)})"})
+        if restart_source and self._thread is not None:
+            self._restart_source = True
+
+    # ------------------------------------------------------------------ events
+    def subscribe(self) -> "queue.Queue[dict]":
+        q: queue.Queue = queue.Queue(maxsize=2000)
+        with self._lock:
+            self._subs.append(q)
+        return q
+
+    def unsubscribe(self, q) -> None:
+        with self._lock:
+            if q in self._subs:
+                self._subs.remove(q)
+
+    def _emit(self, event: dict) -> None:
+        event.setdefault("hand_no", self.hand_no)
+        self._events.append(event)
+        for q in list(self._subs):
+            try:
+                q.put_nowait(event)
+            except queue.Full:
+                pass
+
+    def _emit_all(self, events: list[dict]) -> None:
+        for e in events:
+            self._emit(e)
+            if e.get("type") == "hand_end":
+                self._hand_decided(e)
+
+    def _hand_decided(self, result: dict) -> None:
+        self._results.append(result)
+        if self.game == "desmoche":
+            self.pot = result.get("pot_carried_out", 0) or 0
+        self._waiting_clear = True
+        cb = self.on_hand_end
+        if cb is not None:
+            try:
+                cb(dict(result))
+            except Exception as exc:  # noqa: BLE001 - the app's problem must not stop the table
+                self._emit({"type": "error", "t": result.get("t", 0.0), "seat": None, "player": None,
+                            "cards": [], "text": f"could not record the hand: {exc}"})
+
+    @property
+    def results(self) -> list[dict]:
+        """Every decided hand of this session, oldest first."""
+        return list(self._results)
+
+    # ------------------------------------------------------------------ feeding (camera-free)
+    def feed_state(self, state: TableState) -> list[dict]:
+        """Judge one stable table state; returns (and publishes) the events."""
+        with self._lock:
+            if self._waiting_clear:
+                if sum(len(s.cards) for s in state.seats) == 0:
+                    self._new_hand()
+                    evs = [{"type": "hand_start", "t": round(state.t, 2), "seat": None, "player": None,
+                            "cards": [], "text": f"hand {self.hand_no} starts"}]
+                    self._emit_all(evs)
+                    evs += self.hand.observe(state)
+                    self._emit_all(evs[1:])
+                    return evs
+                return []
+            evs = self.hand.observe(state)
+            self._emit_all(evs)
+            return evs
+
+    def feed_table(self, table) -> list[dict]:
+        """Judge a :class:`vision.table_state.StableTable` (host corrections applied)."""
+        with self._lock:
+            self._last_table = table
+            state = state_from_stable(table, self.n_seats, self._corrections)
+        return self.feed_state(state)
+
+    def feed_observation(self, obs) -> list[dict]:
+        """Feed one frame's :class:`vision.types.FrameObservation` through the tracker."""
+        tracker = self._ensure_tracker((obs.width, obs.height))
+        table = tracker.update(obs)
+        if table is not None and table.changed:
+            return self.feed_table(table)
+        return []
+
+    def end_of_stream(self) -> dict | None:
+        """The source has ended: settle the hand in progress as it stands (if it can be)."""
+        with self._lock:
+            if self._waiting_clear:
+                return None
+            before = self.hand.result
+            result = self.hand.end_of_stream()
+            if result is not None and before is None:
+                self._emit_all([dict(result)])
+            return result
+
+    # ------------------------------------------------------------------ host input
+    def correct_card(self, track_id: int, card: str | None) -> dict:
+        """The host says what card track ``track_id`` is (None: not a card). Re-judges at once."""
+        from referee.cards import parse_card
+
+        try:
+            track_id = int(track_id)
+        except (TypeError, ValueError):
+            raise SessionError(f"track_id must be a number, got {track_id!r}") from None
+        label = None
+        if card is not None:
+            try:
+                label = str(parse_card(card, "card"))
+            except RefereeError as exc:
+                raise SessionError(exc.message) from None
+        with self._lock:
+            old = None
+            if self._last_table is not None:
+                for c in self._last_table.cards:
+                    if c.track_id == track_id:
+                        old = c.card
+            self._corrections[track_id] = label
+            ev = {"type": "correction", "t": round(float(self._last_table.t), 2) if self._last_table else 0.0,
+                  "seat": None, "player": None, "cards": [label] if label else [], "track_id": track_id,
+                  "old": old, "card": label,
+                  "text": f"host: card {track_id} is {label or 'not a card'}" + (f" (was read as {old})" if old else "")}
+            self._emit(ev)
+            if self._last_table is not None and not self._waiting_clear:
+                self.feed_table(self._last_table)
+        return {"ok": True, "track_id": track_id, "card": label, "old": old}
+
+    def finish_hand(self, **host_input) -> dict:
+        """Close the current hand with the host's input (see the module docstring)."""
+        with self._lock:
+            if self._waiting_clear and self._results:
+                return dict(self._results[-1])
+            before = self.hand.result
+            try:
+                result = self.hand.finish(**host_input)
+            except RefereeError as exc:
+                raise SessionError(exc.message) from None
+            if before is None and result is not None:
+                self._emit_all([dict(result)])
+            return dict(result)
+
+    # ------------------------------------------------------------------ the camera loop
+    def _ensure_tracker(self, frame_size):
+        if self._tracker is None:
+            from vision.tracking import TableTracker
+
+            self.zones = self._make_zones(frame_size)
+            self._tracker = TableTracker(self.zones, **self._tracker_options)
+        return self._tracker
+
+    def _make_zones(self, frame_size):
+        from vision.zones import TableZones, default_zones
+
+        z = self._zones_arg
+        if z is None:
+            return default_zones(self.n_seats, (int(frame_size[0]), int(frame_size[1])), names=self.players)
+        if isinstance(z, TableZones):
+            zones = z
+        elif isinstance(z, dict):
+            zones = TableZones.from_json(z)
+        else:
+            zones = TableZones.load(z)
+        if zones.n_seats != self.n_seats:
+            raise SessionError(f"the zones have {zones.n_seats} seats but the table has {self.n_seats}")
+        return zones
+
+    def _get_recognizer(self):
+        if self._recognizer is None:
+            from vision.detector import CardRecognizer
+
+            self._recognizer = CardRecognizer()
+        return self._recognizer
+
+    def start(self) -> None:
+        """Start the background thread (frames → recogniser → tracker → events)."""
+        if self._thread is not None and self._thread.is_alive():
+            return
+        self._stop.clear()
+        self._restart_source = False
+        self._thread = threading.Thread(target=self._run, name="table-session", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        t = self._thread
+        if t is not None and t is not threading.current_thread():
+            t.join(timeout=10)
+        self._thread = None
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the background thread to finish (a file that ended). True if it did."""
+        t = self._thread
+        if t is None:
+            return True
+        t.join(timeout)
+        return not t.is_alive()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def _set_camera(self, status: str, message: str, t: float = 0.0) -> None:
+        changed = status != self._camera.get("status") or message != self._camera.get("message")
+        self._camera.update(status=status, message=message, source=self.source)
+        if changed:
+            self._emit({"type": "camera_status", "t": round(float(t), 2), "seat": None, "player": None,
+                        "cards": [], "status": status, "text": f"camera {status}: {message}"})
+
+    def _open_source(self):
+        from vision.sources import SourceError, open_source
+
+        spec = resolve_source(self.source, self.game) if self.source == "demo" else self.source
+        try:
+            return open_source(spec, realtime=self.realtime)
+        except SourceError as exc:
+            self._set_camera("error", str(exc))
+            return None
+
+    def _run(self) -> None:
+        src = None
+        last_t = 0.0
+        try:
+            try:
+                rec = self._get_recognizer()
+            except Exception as exc:  # noqa: BLE001 - missing/bad model: a status, not a crash
+                self._set_camera("error", f"card recognition is not available: {exc}")
+                return
+            n = 0
+            while not self._stop.is_set():
+                if getattr(self, "_restart_source", False):
+                    self._restart_source = False
+                    if src is not None:
+                        src.stop()
+                        src = None
+                if src is None:
+                    src = self._open_source()
+                    if src is None:
+                        if self._stop.wait(2.0):
+                            break
+                        continue
+                frame = src.read(timeout=0.5)
+                st = src.status
+                if frame is None:
+                    self._set_camera(st.state, st.message, last_t)
+                    if src.ended:
+                        self.end_of_stream()
+                        src.stop()
+                        src = None
+                        if not self.loop:
+                            break
+                        with self._lock:
+                            self._tracker = None
+                            if not self._waiting_clear:
+                                pass
+                            else:
+                                self._new_hand()
+                                self._emit({"type": "hand_start", "t": 0.0, "seat": None, "player": None,
+                                            "cards": [], "text": f"hand {self.hand_no} starts (demo replay)"})
+                    continue
+                self._set_camera("ok", st.message if st.state == "ok" else "receiving frames", frame.t)
+                n += 1
+                if (n - 1) % self.analyse_every:
+                    continue
+                image = frame.image
+                if image is None:
+                    continue
+                last_t = frame.t
+                t0 = time.perf_counter()
+                try:
+                    obs = rec.observe(image, t=frame.t)
+                except Exception as exc:  # noqa: BLE001 - one bad frame must not stop the table
+                    self._set_camera("error", f"could not analyse a frame: {exc}", frame.t)
+                    continue
+                tracker = self._ensure_tracker((image.shape[1], image.shape[0]))
+                table = tracker.update(obs)
+                if table is not None and table.changed:
+                    self.feed_table(table)
+                dt = time.perf_counter() - t0
+                self.frames_analysed += 1
+                self.ms_per_frame = 0.9 * self.ms_per_frame + 0.1 * dt * 1000 if self.ms_per_frame else dt * 1000
+                now = time.monotonic()
+                self._fps_times.append(now)
+                if len(self._fps_times) >= 2:
+                    span = self._fps_times[-1] - self._fps_times[0]
+                    self._camera["fps"] = round((len(self._fps_times) - 1) / span, 1) if span > 0 else 0.0
+                if self._subs_want_video():
+                    self._jpeg = self._annotate(image, obs, tracker)
+        finally:
+            if src is not None:
+                src.stop()
+
+    def _subs_want_video(self) -> bool:
+        return True
+
+    # ------------------------------------------------------------------ views
+    def latest_jpeg(self) -> bytes | None:
+        """The newest analysed frame with boxes, labels and verdict colours (JPEG)."""
+        return self._jpeg
+
+    def _annotate(self, image: np.ndarray, obs, tracker) -> bytes | None:
+        from .overlay import annotate
+
+        try:
+            with self._lock:
+                views = self.hand.seat_views()
+                winner = self.hand.winner
+            img = annotate(image, tracker, self.zones, views, self._corrections, winner,
+                           self._camera.get("status", ""))
+            ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 75])
+            return buf.tobytes() if ok else None
+        except Exception:  # noqa: BLE001 - drawing must never stop the table
+            return None
+
+    def snapshot(self) -> dict:
+        """The current state, JSON-ready (see docs/live.md and the session contract)."""
+        with self._lock:
+            state = self.hand.state
+            seats = self.hand.seat_views()
+            result = self.hand.result
+            out = {
+                "game": self.game,
+                "hand_no": self.hand_no,
+                "players": list(self.players),
+                "stake": self.stake,
+                "rules": dict(self.rules),
+                "pot": self.pot,
+                "camera": dict(self._camera),
+                "seats": seats,
+                "centre": {"cards": [c.card for c in state.centre], "track_ids": [c.track_id for c in state.centre]},
+                "winner": self.hand.winner,
+                "result": dict(result) if result else None,
+                "waiting_for_clear_table": self._waiting_clear,
+                "events": list(self._events)[-50:],
+                "hands_decided": len(self._results),
+                "frames_analysed": self.frames_analysed,
+                "ms_per_frame": round(self.ms_per_frame, 1),
+            }
+            extra = getattr(self.hand, "extra_view", None)
+            if extra is not None:
+                out.update(extra())
+            return out
