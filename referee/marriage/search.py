@@ -193,6 +193,27 @@ def find_finish(state: int, tiplu: Card | None, n_combos: int, n_pure: int, n_di
     if total != 3 * n_combos + n_discard or n_pure > n_combos:
         return None
     failed: set = set()
+    # pure combinations still needed must stay possible: check against the
+    # candidates of the starting hand (cards only ever leave the state)
+    cands = [(c, sum(1 << (2 * f) for f in c)) for c in pure_candidates(state)]
+    pure_memo: dict = {}
+
+    def pure_ok(st: int, k: int, start: int = 0) -> bool:
+        if k == 0:
+            return True
+        key = (st, k, start)
+        got = pure_memo.get(key)
+        if got is None:
+            got = False
+            for j in range(start, len(cands)):
+                faces, sub = cands[j]
+                nst = _sub(st, faces)
+                if nst is not None and pure_ok(nst, k - 1, j):
+                    got = True
+                    break
+            pure_memo[key] = got
+        return got
+
     moves_tab = T.moves
     is_joker = T.is_joker
     jokers_in = T.jokers_in
@@ -203,6 +224,9 @@ def find_finish(state: int, tiplu: Card | None, n_combos: int, n_pure: int, n_di
             return [] if p == 0 and (d == 0 or joker_spare_ok) else None
         key = (st, pool, d, p)
         if key in failed:
+            return None
+        if p and not pure_ok(st, p):
+            failed.add(key)
             return None
         low = st & -st
         x = (low.bit_length() - 1) >> 1
