@@ -36,6 +36,10 @@ def card_size(poly: np.ndarray) -> float:
     return math.sqrt(max(abs(cv2.contourArea(poly.astype(np.float32))), 1e-6))
 
 
+def _poly_size(p: np.ndarray) -> float:
+    return card_size(p)
+
+
 def _find(parent, i):
     while parent[i] != i:
         parent[i] = parent[parent[i]]
@@ -58,39 +62,49 @@ def group_melds(cards: list[TableCard], polys: list[np.ndarray], zone: Zone, *,
     right = np.asarray(zone.right, dtype=np.float64)
     fwd = np.asarray(zone.forward, dtype=np.float64)
     P = [np.asarray(p, dtype=np.float32).reshape(-1, 2) for p in polys]
-    sizes = np.array([card_size(p) for p in P])
+    if all(len(p) == len(P[0]) for p in P):
+        A = np.stack(P).astype(np.float64)                     # (n, k, 2)
+        x, y = A[:, :, 0], A[:, :, 1]
+        xn, yn = np.concatenate([x[:, 1:], x[:, :1]], 1), np.concatenate([y[:, 1:], y[:, :1]], 1)
+        sizes = np.sqrt(np.maximum(0.5 * np.abs((x * yn - y * xn).sum(axis=1)), 1e-6))
+        U, V = A @ right, A @ fwd                              # (n, k)
+        centres = A.mean(axis=1)
+        radius = np.linalg.norm(A - centres[:, None, :], axis=2).max(axis=1)
+    else:
+        sizes = np.array([_poly_size(p) for p in P])
+        U = [p.astype(np.float64) @ right for p in P]
+        V = [p.astype(np.float64) @ fwd for p in P]
+        centres = np.array([p.mean(axis=0) for p in P], dtype=np.float64)
+        radius = np.array([np.max(np.linalg.norm(p - p.mean(axis=0), axis=1)) for p in P])
     ref = float(np.median(sizes))
-    U = [p.astype(np.float64) @ right for p in P]
-    V = [p.astype(np.float64) @ fwd for p in P]
-    cu = np.array([u.mean() for u in U])
-    cv = np.array([v.mean() for v in V])
-    umin = np.array([u.min() for u in U])
-    umax = np.array([u.max() for u in U])
-    centres = np.array([p.mean(axis=0) for p in P], dtype=np.float64)
-    radius = np.array([np.max(np.linalg.norm(p - p.mean(axis=0), axis=1)) for p in P])
+    if isinstance(U, np.ndarray):
+        cu, cv, umin, umax = U.mean(axis=1), V.mean(axis=1), U.min(axis=1), U.max(axis=1)
+    else:
+        cu = np.array([u.mean() for u in U])
+        cv = np.array([v.mean() for v in V])
+        umin = np.array([u.min() for u in U])
+        umax = np.array([u.max() for u in U])
     areas = sizes ** 2
 
+    # candidate pairs: close enough to touch or to be neighbours in a row
+    s_pair = np.maximum(ref, (sizes[:, None] + sizes[None, :]) / 2.0)
+    d = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
+    rsum = radius[:, None] + radius[None, :]
+    near = np.triu(d <= rsum + gap_frac * s_pair, k=1)
+    in_row = np.abs(cv[:, None] - cv[None, :]) <= row_frac * s_pair
+    gap = np.maximum(umin[None, :] - umax[:, None], umin[:, None] - umax[None, :])
+    row_join = near & in_row & (gap <= gap_frac * s_pair)
+
     parent = list(range(n))
-    for i in range(n):
-        for j in range(i + 1, n):
-            s = max(ref, (sizes[i] + sizes[j]) / 2.0)
-            d = float(np.linalg.norm(centres[i] - centres[j]))
-            if d > radius[i] + radius[j] + gap_frac * s:
-                continue
-            joined = False
-            # lined up in a row, small gap along it
-            if abs(cv[i] - cv[j]) <= row_frac * s:
-                gap = max(umin[j] - umax[i], umin[i] - umax[j])
-                if gap <= gap_frac * s:
-                    joined = True
-            if not joined and d <= radius[i] + radius[j]:
-                area, _ = cv2.intersectConvexConvex(P[i], P[j], handleNested=True)
-                if area > touch_frac * min(areas[i], areas[j]):
-                    joined = True
-            if joined:
-                ri, rj = _find(parent, i), _find(parent, j)
-                if ri != rj:
-                    parent[rj] = ri
+    for i, j in zip(*np.nonzero(near)):
+        joined = bool(row_join[i, j])
+        if not joined and d[i, j] <= rsum[i, j]:
+            area, _ = cv2.intersectConvexConvex(P[i], P[j], handleNested=True)
+            joined = area > touch_frac * min(areas[i], areas[j])
+        if joined:
+            ri, rj = _find(parent, int(i)), _find(parent, int(j))
+            if ri != rj:
+                parent[rj] = ri
 
     groups: dict[int, list[int]] = {}
     for i in range(n):

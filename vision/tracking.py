@@ -315,7 +315,9 @@ class TableTracker:
         dc = np.array([d.centre for d in dets])
         tsize = np.array([tr.size for tr in self.tracks])
         dist = np.linalg.norm(tc[:, None, :] - dc[None, :, :], axis=2) / np.maximum(tsize[:, None], 1.0)
-        same = np.array([[1.0 if tr.label == d.card else 0.0 for d in dets] for tr in self.tracks])
+        tl = np.array([tr.label for tr in self.tracks], dtype=object)
+        dl = np.array([d.card for d in dets], dtype=object)
+        same = (tl[:, None] == dl[None, :]).astype(np.float64)
         # candidate if boxes overlap or the centre moved less than half a card
         cand = (iou >= 0.1) | (dist <= 0.5)
         score = iou + 0.5 * np.clip(1.0 - dist, 0.0, 1.0) + 0.3 * same
@@ -342,8 +344,11 @@ class TableTracker:
         zones = self.zones
         centres = np.array([tr.centre for tr in tracks], dtype=np.float32).reshape(-1, 2)
         table_c = zones.to_table(centres, frame_size) if len(tracks) else centres
-        outlines = [tr.outline() for tr in tracks]
-        table_polys = ([zones.to_table(o, frame_size) for o in outlines]) if tracks else []
+        if tracks:
+            outlines = np.concatenate([tr.outline() for tr in tracks])
+            table_polys = list(zones.to_table(outlines, frame_size).reshape(len(tracks), 4, 2))
+        else:
+            table_polys = []
         by_zone: dict[str, list[int]] = {}
         cards: list[TableCard] = []
         for k, tr in enumerate(tracks):
