@@ -213,8 +213,9 @@ class TableLayout:
             return False
         W, H = self.size
         corners = _card_corners(centre, f, r, self.card_w, self.card_h)
-        return bool(np.all(corners[:, 0] > 6) and np.all(corners[:, 0] < W - 6)
-                    and np.all(corners[:, 1] > 6) and np.all(corners[:, 1] < H - 6))
+        mx, my = 44, 16      # room for the camera tilt and rotation
+        return bool(np.all(corners[:, 0] > mx) and np.all(corners[:, 0] < W - mx)
+                    and np.all(corners[:, 1] > my) and np.all(corners[:, 1] < H - my))
 
     def capacity(self) -> list[float]:
         return [sum(t1 - t0 for _, t0, t1 in g.rows) for g in self.seats]
