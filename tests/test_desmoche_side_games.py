@@ -83,8 +83,9 @@ def test_escalera_longer_run_same_top():
 
 def test_side_games_of_lists_every_game():
     out = side_games_of(C("AS AH AC 2D 3D 4D 9C 9S KH"))
-    assert out["oro"] == ["4D"] and out["tres_cuerpos"] == ["AS", "AH", "AC"]
-    assert out["escalera"] == ["2D", "3D", "4D"] and out["par_negro"] == ["AC", "AS"] or out["par_negro"] == ["AS", "AC"]
+    assert out["oro"] == ["4D"] and out["tres_cuerpos"] == ["AC", "AH", "AS"]
+    assert out["escalera"] == ["2D", "3D", "4D"] and out["par_negro"] == ["AC", "AS"]
+    assert out["par_rojo"] is None and out["dos_par_negro"] == ["AC", "AS", "9C", "9S"]
 
 
 def test_aliases():

@@ -56,7 +56,11 @@ def _pairs(hand, red: bool) -> list[tuple[int, list[Card]]]:
     for c in hand:
         if c.is_red == red:
             by_rank[c.high_rank].append(c)
-    return sorted(((r, cs) for r, cs in by_rank.items() if len(cs) >= 2), reverse=True)
+    return sorted(((r, _canon(cs)) for r, cs in by_rank.items() if len(cs) >= 2), reverse=True)
+
+
+def _canon(cards):
+    return sorted(cards, key=lambda c: (c.high_rank, c.suit))
 
 
 def _runs(hand, a23_high: bool) -> list[tuple[tuple, list[Card]]]:
@@ -76,7 +80,8 @@ def _runs(hand, a23_high: bool) -> list[tuple[tuple, list[Card]]]:
                     from_ace = 1 if (a23_high and start == 1) else 0
                     out.append(((from_ace, r, r - start + 1), cards))
             r += 1
-    return sorted(out, key=lambda t: t[0], reverse=True)
+    # equal runs in two suits: pick one the same way whatever the card order
+    return sorted(out, key=lambda t: (t[0], t[1][0].suit), reverse=True)
 
 
 def side_game_key(game: str, hand: Sequence[Card], settings: DesmocheSettings | None = None):
@@ -100,7 +105,7 @@ def side_game_key(game: str, hand: Sequence[Card], settings: DesmocheSettings | 
         by_rank = defaultdict(list)
         for c in hand:
             by_rank[c.high_rank].append(c)
-        threes = sorted(((r, cs) for r, cs in by_rank.items() if len(cs) >= 3), reverse=True)
+        threes = sorted(((r, _canon(cs)) for r, cs in by_rank.items() if len(cs) >= 3), reverse=True)
         return ((threes[0][0],), threes[0][1]) if threes else None
     if game == "escalera":
         runs = _runs(hand, settings.escalera_a23_high)

@@ -1,0 +1,162 @@
+"""`tableref desmoche hand|melds|settle`: exact shapes, exit codes, JSON errors."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tableref.cli import main
+
+
+def run(capsys, tmp_path, action, request):
+    path = tmp_path / "req.json"
+    path.write_text(request if isinstance(request, str) else json.dumps(request), encoding="utf-8")
+    rc = main(["desmoche", action, str(path)])
+    out = capsys.readouterr().out
+    return rc, json.loads(out)
+
+
+PELADILLA = ["AS", "3C", "4D", "7H", "8S", "10D", "JS", "QH", "KD"]
+
+
+def test_hand_peladilla(capsys, tmp_path):
+    rc, out = run(capsys, tmp_path, "hand", {"cards": PELADILLA, "rules": {}})
+    assert rc == 0 and out["autowin"] == "peladilla"
+    assert out["side_games"]["oro"] == ["KD"]
+
+
+@pytest.mark.parametrize("cards,kind", [
+    (["8S", "8H", "8C", "8D", "2C", "5D", "9H", "JS", "KD"], "cuatro_cuerpos"),
+    (["AH", "3H", "5H", "7D", "9D", "JD", "KH", "2D", "10H"], "peladilla"),
+    (["AH", "2H", "5H", "7D", "9D", "JD", "KH", "2D", "10H"], "color"),
+    (["AS", "2S", "3S", "5H", "5D", "9C", "10C", "JH", "QD"], None),
+])
+def test_hand_kinds(capsys, tmp_path, cards, kind):
+    rc, out = run(capsys, tmp_path, "hand", {"cards": cards})
+    assert rc == 0 and out["autowin"] == kind
+
+
+def test_hand_color_switch(capsys, tmp_path):
+    cards = ["AH", "2H", "5H", "7D", "9D", "JD", "KH", "2D", "10H"]
+    rc, out = run(capsys, tmp_path, "hand", {"cards": cards, "rules": {"color_autowin": "same_suit"}})
+    assert out["autowin"] is None
+    rc, out = run(capsys, tmp_path, "hand", {"cards": cards, "rules": {"color_autowin": "off"}})
+    assert out["autowin"] is None
+
+
+def test_hand_before_cambio(capsys, tmp_path):
+    after = ["8S", "8H", "8C", "QD", "2C", "5D", "9H", "JS", "KD"]
+    before = ["8S", "8H", "8C", "8D", "2C", "5D", "9H", "JS", "KD"]
+    rc, out = run(capsys, tmp_path, "hand", {"cards": after, "before_cambio": before})
+    assert out["autowin"] == "cuatro_cuerpos" and out["before_cambio"] is True
+
+
+def test_hand_several_players_tie(capsys, tmp_path):
+    req = {"players": [{"name": "p1", "cards": PELADILLA},
+                       {"name": "p2", "cards": ["2H", "3D", "4H", "7C", "8D", "10H", "JC", "QD", "KH"]}],
+           "dealer": "p2"}
+    rc, out = run(capsys, tmp_path, "hand", req)
+    assert rc == 0 and out["winner"] == "p1" and out["autowin"] == "peladilla"
+
+
+@pytest.mark.parametrize("request_,field", [
+    ({"cards": PELADILLA[:8]}, "cards"),
+    ({"cards": PELADILLA + ["2C"]}, "cards"),
+    ({"cards": PELADILLA[:8] + ["AS"]}, "cards"),
+    ({"cards": PELADILLA[:8] + ["ZZ"]}, "cards[8]"),
+    ({"cards": PELADILLA, "rules": {"wild_cards": True}}, "rules.wild_cards"),
+    ({"cards": PELADILLA, "rules": {"strict_order": "maybe"}}, "rules.strict_order"),
+    ({}, "cards"),
+])
+def test_hand_bad_input(capsys, tmp_path, request_, field):
+    rc, out = run(capsys, tmp_path, "hand", request_)
+    assert rc == 2 and out["field"] == field and out["error"]
+
+
+def test_melds_exact_shape(capsys, tmp_path):
+    rc, out = run(capsys, tmp_path, "melds", {"melds": [["AH", "2H", "3H", "4H"], ["9S", "9H", "9C"],
+                                                         ["JD", "QD", "KD"]], "rules": {}})
+    assert rc == 0
+    assert out["valid"] is True and out["cards"] == 10 and out["complete"] is True
+    assert out["melds"][0] == {"cards": ["AH", "2H", "3H", "4H"], "kind": "run", "valid": True,
+                               "in_order": True, "reason": None}
+
+
+def test_melds_order_and_invalid(capsys, tmp_path):
+    rc, out = run(capsys, tmp_path, "melds", {"melds": [["8♠", "10♠", "9♠"], ["QS", "KS", "AS"]]})
+    assert rc == 0 and out["valid"] is False and out["complete"] is False
+    assert out["melds"][0]["kind"] == "run" and out["melds"][0]["in_order"] is False
+    assert out["melds"][0]["cards"] == ["8S", "10S", "9S"]
+    assert out["melds"][1]["kind"] is None and out["melds"][1]["reason"]
+    rc, out = run(capsys, tmp_path, "melds", {"melds": [["8S", "10S", "9S"]], "rules": {"strict_order": "disqualify"}})
+    assert out["valid"] is False and out["melds"][0]["valid"] is False
+
+
+@pytest.mark.parametrize("request_,field", [
+    ({"melds": [["AH", "2H", "3H"], ["3H", "3S", "3C"]]}, "melds"),
+    ({"melds": [["AH", "2H", "3X"]]}, "melds[0][2]"),
+    ({"melds": "AH 2H 3H"}, "melds"),
+    ({"melds": [["AH", "2H", "3H"]], "rules": {"x": 1}}, "rules.x"),
+    ({}, "melds"),
+])
+def test_melds_bad_input(capsys, tmp_path, request_, field):
+    rc, out = run(capsys, tmp_path, "melds", request_)
+    assert rc == 2 and out["field"] == field
+
+
+SETTLE = {
+    "players": [{"name": "p1", "melds": [["AS", "2S", "3S", "4S"], ["5H", "5C", "5D"], ["9C", "10C", "JC"]],
+                 "dealt": ["AD", "2C", "3C", "4H", "5S", "6H", "7H", "8C", "9S"]},
+                {"name": "p2", "melds": [["KH", "KD", "KC"]],
+                 "dealt": ["KD", "2D", "3H", "4D", "5C", "6C", "7S", "8S", "9H"]},
+                "p3"],
+    "dealer": "p3", "winner": "p1", "stake": 1, "pot_carried": 3,
+    "side_games": [{"game": "oro", "players": ["p1", "p2"], "stake": 2}],
+}
+
+
+def test_settle(capsys, tmp_path):
+    rc, out = run(capsys, tmp_path, "settle", SETTLE)
+    assert rc == 0
+    assert out["pot"] == {"carried_in": 3, "antes": 3, "to_winner": 6, "carried_out": 0}
+    assert sorted((b["bonus"], b["payer"]) for b in out["bonuses"]) == [
+        ("arriba_del_palo", "p3"), ("mico", "p2"), ("mico", "p3")]
+    assert out["side_games"][0]["winner"] == "p1"
+    assert out["net"] == {"p1": -1 + 6 + 3 - 2 + 4, "p2": -1 - 1 - 2, "p3": -1 - 2}
+    assert sum(out["net"].values()) + out["pot"]["carried_out"] - out["pot"]["carried_in"] == 0
+
+
+def test_settle_no_winner(capsys, tmp_path):
+    rc, out = run(capsys, tmp_path, "settle", {"players": ["a", "b"], "winner": None, "stake": 5})
+    assert rc == 0 and out["net"] == {"a": -5, "b": -5} and out["pot"]["carried_out"] == 10
+
+
+@pytest.mark.parametrize("change,field", [
+    ({"winner": "zz"}, "winner"),
+    ({"stake": -1}, "stake"),
+    ({"winner": "p2"}, "winner"),                      # p2's table is no win
+    ({"side_games": [{"game": "poker"}]}, "side_games[0].game"),
+    ({"rules": {"jugar": True}}, "rules.jugar"),
+    ({"players": ["a"]}, "players"),
+    ({"autowin": "royal"}, "autowin"),
+])
+def test_settle_bad_input(capsys, tmp_path, change, field):
+    rc, out = run(capsys, tmp_path, "settle", {**SETTLE, **change})
+    assert rc == 2 and out["field"] == field
+
+
+def test_settle_duplicate_card(capsys, tmp_path):
+    req = json.loads(json.dumps(SETTLE))
+    req["players"][1]["melds"] = [["AS", "AH", "AC"]]
+    rc, out = run(capsys, tmp_path, "settle", req)
+    assert rc == 2 and "AS" in out["error"]
+
+
+def test_not_json_and_stdin(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "tableref", "desmoche", "melds", "-"], input="{not json",
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "error" in json.loads(proc.stdout)
+    proc = subprocess.run([sys.executable, "-m", "tableref", "desmoche", "hand", "-"],
+                          input=json.dumps({"cards": PELADILLA}), capture_output=True, text=True)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["autowin"] == "peladilla"
