@@ -97,9 +97,16 @@ def test_blurred_frames_do_not_vote_or_create_cards():
 def test_camera_shake_hides_nothing_for_good():
     p = Player(jitter=0)
     p.run(ROW, 2.0)
-    p.run([], 4.0, sharp=0.2)             # the camera was bumped: blurred frames, nothing detected
+    p.run([], 2.6, sharp=0.2)             # the camera was bumped: blurred frames, nothing detected
     p.run(ROW, 1.0)
     assert len(p.versions) == 1 and len(p.last.cards) == 3
+
+
+def test_a_lasting_drop_in_sharpness_is_a_new_scene_not_blur():
+    p = Player(jitter=0)
+    p.run(ROW, 2.0)
+    p.run([], 8.0, sharp=0.3)             # the cards were taken away: less texture, for good
+    assert len(p.versions) == 2 and p.last.cards == []
 
 
 def test_hand_passing_over_the_table_creates_no_event():

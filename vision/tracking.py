@@ -29,9 +29,13 @@ How it decides
   ``label_switch`` (hysteresis). Old votes decay (``vote_decay``) so a card
   swapped in place is eventually re-read.
 * **Death**: a confirmed track is gone after it has been missed for
-  ``miss_seconds`` of *clear* time. Frames that are blurred
-  (``obs.sharpness < min_sharpness``) or flagged ``obs.occluded`` are
-  *frozen*: no births, no deaths, no votes (positions still follow).
+  ``miss_seconds`` of *clear* time. Frames that are blurred or flagged
+  ``obs.occluded`` are *frozen*: no births, no deaths, no votes (positions
+  still follow). A frame is blurred when ``obs.sharpness`` is below
+  ``blur_ratio`` × the 75th percentile of the last ``sharpness_window``
+  frames (so any monotonic focus measure works, whatever the table's texture),
+  or below the absolute floor ``min_sharpness``; a "blur" lasting over
+  ``max_blur_seconds`` is taken as a changed scene and no longer freezes.
 * **Hidden cards**: while any confirmed card has been missed for more than
   ``hold_missing_seconds`` but is not yet gone (a hand or an arm over it),
   nothing is published and the stability clock restarts — so whatever the
@@ -134,7 +138,10 @@ class TableTracker:
                  tentative_miss_seconds: float = 0.5,
                  hold_missing_seconds: float = 0.5,
                  transfer_min_missing: float = 0.3,
-                 min_sharpness: float = 0.5,
+                 blur_ratio: float = 0.6,
+                 min_sharpness: float = 0.0,
+                 sharpness_window: int = 150,
+                 max_blur_seconds: float = 3.0,
                  min_confidence: float = 0.25,
                  label_switch: float = 1.25,
                  vote_decay: float = 0.97,
@@ -150,7 +157,10 @@ class TableTracker:
         self.tentative_miss_seconds = tentative_miss_seconds
         self.hold_missing_seconds = hold_missing_seconds
         self.transfer_min_missing = transfer_min_missing
+        self.blur_ratio = blur_ratio
         self.min_sharpness = min_sharpness
+        self.sharpness_window = sharpness_window
+        self.max_blur_seconds = max_blur_seconds
         self.min_confidence = min_confidence
         self.label_switch = label_switch
         self.vote_decay = vote_decay
@@ -164,6 +174,8 @@ class TableTracker:
     def reset(self) -> None:
         """Forget everything (new hand, new calibration)."""
         self.tracks: list[Track] = []
+        self._sharp_hist: list[float] = []
+        self._blur_since: float | None = None
         self._ids = itertools.count(1)
         self._last_t: float | None = None
         self._pending_sig = None
@@ -195,7 +207,7 @@ class TableTracker:
         frame_size = (int(obs.width), int(obs.height)) if obs.width and obs.height else None
 
         dets = [d for d in obs.cards if d.confidence >= self.min_confidence]
-        sharp = obs.sharpness >= self.min_sharpness
+        sharp = self._is_sharp(float(obs.sharpness))
         matches, unmatched_dets, unmatched_tracks = self._match(dets)
 
         reasons = []
@@ -292,6 +304,25 @@ class TableTracker:
         return self._published
 
     # ---- internals ----------------------------------------------------------------------
+    def _is_sharp(self, s: float) -> bool:
+        """Sharp unless well below this camera's usual sharpness (median of a long window)."""
+        hist = self._sharp_hist
+        hist.append(s)
+        if len(hist) > self.sharpness_window:
+            del hist[0]
+        if s < self.min_sharpness:
+            return False
+        if len(hist) < 5:
+            return True
+        sharp = s >= self.blur_ratio * float(np.percentile(hist, 75))
+        if sharp:
+            self._blur_since = None
+            return True
+        if self._blur_since is None:
+            self._blur_since = self._last_t
+        # a long "blur" is a changed scene (fewer cards, other light), not a shaking camera
+        return self._last_t - self._blur_since > self.max_blur_seconds
+
     def _vote(self, tr: Track, d: DetectedCard) -> None:
         if self.vote_decay < 1.0:
             for k in list(tr.votes):
