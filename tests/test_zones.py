@@ -7,8 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.zones import (ZoneError, TableZones, calibrate_aruco, default_zones, detect_markers,
-                          render_marker_sheet)
+from vision.zones import (MarkerCalibrator, ZoneError, TableZones, calibrate_aruco, default_zones,
+                          detect_markers, render_marker_sheet)
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
@@ -169,3 +169,22 @@ def test_bad_zone_files_give_clear_errors(tmp_path, bad, msg):
         TableZones.load(p)
     with pytest.raises(ZoneError, match="not found"):
         TableZones.load(tmp_path / "missing.json")
+
+
+def test_calibrator_combines_frames_where_different_markers_are_covered():
+    photo, H_cam, _ = _synthetic_table_photo()
+    markers = detect_markers(photo)
+    cal = MarkerCalibrator(4, table_size=(1200, 800), min_views=2)
+    results = []
+    for covered in [0, 1, 2, 3, 0, 1]:                     # a hand covers one marker per frame
+        img = photo.copy()
+        c = markers[covered].mean(axis=0).astype(int)
+        img[c[1] - 60:c[1] + 60, c[0] - 60:c[0] + 60] = (190, 170, 150)
+        results.append(cal.add(img))
+        if results[-1] is None:
+            assert "still looking" in cal.message
+    assert results[:2] == [None, None] and results[2] is not None     # each marker seen twice by then
+    z = next(r for r in results if r is not None)
+    direct = calibrate_aruco(photo, 4, table_size=(1200, 800))
+    pts = np.float32([[300, 200], [900, 600], [640, 360]])
+    assert np.allclose(z.to_table(pts), direct.to_table(pts), atol=1.0)

@@ -408,6 +408,57 @@ def calibrate_aruco(image: np.ndarray, n_seats: int, table_size: tuple[float, fl
                       table_size=(float(table_size[0]), float(table_size[1])), source="aruco")
 
 
+class MarkerCalibrator:
+    """Calibrate from a live source: markers found over several frames are combined.
+
+    Hands often cover one marker or another; feed frames with :meth:`add` until
+    it returns the zones (each marker's position is the median of its
+    ``min_views`` latest sightings, so one bad detection does not skew it)::
+
+        cal = MarkerCalibrator(n_seats=4)
+        for frame in source.frames():
+            zones = cal.add(frame.image)
+            if zones:
+                zones.save("zones.json"); break
+        print(cal.message)        # which markers are still missing
+    """
+
+    def __init__(self, n_seats: int, table_size: tuple[float, float] = DEFAULT_TABLE_SIZE,
+                 min_views: int = 3, centre_fraction: float = 0.34, names: list[str] | None = None):
+        if not 2 <= n_seats <= 5:
+            raise ZoneError(f"the table has 2 to 5 seats, not {n_seats}")
+        self.n_seats = n_seats
+        self.table_size = table_size
+        self.min_views = min_views
+        self.centre_fraction = centre_fraction
+        self.names = names
+        self.seen: dict[int, list[np.ndarray]] = {i: [] for i in CORNER_IDS}
+        self.frame_size: tuple[int, int] | None = None
+        self.message = "looking for the four corner markers"
+
+    def add(self, image: np.ndarray) -> TableZones | None:
+        if image is None or image.size == 0:
+            return None
+        size = (int(image.shape[1]), int(image.shape[0]))
+        if self.frame_size != size:          # new resolution: start over
+            self.frame_size = size
+            self.seen = {i: [] for i in CORNER_IDS}
+        for mid, corners in detect_markers(image).items():
+            if mid in self.seen:
+                self.seen[mid] = (self.seen[mid] + [corners])[-self.min_views:]
+        missing = [f"{i} ({CORNER_NAMES[i]})" for i in CORNER_IDS if len(self.seen[i]) < self.min_views]
+        if missing:
+            self.message = "still looking for marker " + ", ".join(missing)
+            return None
+        markers = {i: np.median(np.stack(v), axis=0) for i, v in self.seen.items()}
+        H = homography_from_markers(markers, self.table_size)
+        seats, centre = seat_layout(self.n_seats, self.table_size[0], self.table_size[1],
+                                    self.centre_fraction, self.names)
+        self.message = "calibrated"
+        return TableZones(seats=seats, centre=centre, homography=H, frame_size=size,
+                          table_size=(float(self.table_size[0]), float(self.table_size[1])), source="aruco")
+
+
 def render_marker_sheet(out_path=None, page: str = "A4", dpi: int = 150, marker_mm: float = 60.0) -> np.ndarray:
     """A printable page with the four corner markers (ids 0–3) and how to place them.
 
