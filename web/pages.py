@@ -44,12 +44,10 @@ def count():
 
 @pages.get("/lang/<code>")
 def set_language(code: str):
-    target = request.referrer or "/"
-    parsed = urlparse(target)
-    # Only go back to a page of this site.
-    if parsed.netloc and parsed.netloc != request.host:
-        target = "/"
-    resp = redirect(parsed.path or "/" if parsed.netloc else target)
+    # Go back to the page the player was on, but only to a page of this site.
+    ref = urlparse(request.referrer or "/")
+    same_site = not ref.netloc or ref.netloc == request.host
+    resp = redirect((ref.path or "/") if same_site else "/")
     if code in LANGUAGES:
         resp.set_cookie("lang", code, max_age=365 * 24 * 3600, samesite="Lax")
     return resp

@@ -73,9 +73,9 @@ def placeholder_jpeg() -> bytes:
     return buf.tobytes()
 
 
-def _frame() -> bytes:
+def _frame(session) -> bytes:
     try:
-        jpg = ctx().session.latest_jpeg()
+        jpg = session.latest_jpeg()
     except Exception:  # noqa: BLE001 - a broken frame must not end the stream
         jpg = None
     return jpg or placeholder_jpeg()
@@ -93,7 +93,7 @@ def video():
         last_sent = 0.0
         try:
             while not c.hub.closed:
-                jpg = _frame()
+                jpg = _frame(c.session)
                 now = time.monotonic()
                 if jpg is last and now - last_sent < 5.0:
                     time.sleep(min(period, 0.05))

@@ -1,0 +1,432 @@
+"""The web app's JSON API with the Flask test client: auth, PIN throttling, CSRF, bad input, setup, SSE.
+
+A small fake table session (tests/web_fake_session.py) stands in for the camera
+pipeline so the API and the ledger are tested in isolation; the browser test
+runs the real server with the real TableSession.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tableref.ledger import Ledger
+from web.app import close_app, create_app
+from web.auth import PinThrottle
+from web.setup_form import all_switches
+from web_fake_session import FakeSession
+
+PIN = "482913"
+POSTS = ["/api/setup", "/api/zones", "/api/correct", "/api/hand/confirm", "/api/hand/correct", "/api/hand/manual",
+         "/api/undo", "/api/session/new"]
+
+
+@pytest.fixture
+def table(tmp_path):
+    session = FakeSession()
+    ledger = Ledger(tmp_path / "ledger.sqlite3")
+    app = create_app(session, ledger, pin=PIN, max_streams=4)
+    app.config["TABLEREF_KEEPALIVE_S"] = 0.1
+    yield app, session, ledger
+    close_app(app)
+    ledger.close()
+
+
+def client_of(app, addr="10.0.0.2"):
+    c = app.test_client()
+    c.environ_base["REMOTE_ADDR"] = addr
+    return c
+
+
+def token(c) -> str:
+    return c.get("/api/csrf").get_json()["csrf"]
+
+
+def post(c, path, body, tok=None, **kw):
+    headers = {"X-CSRF-Token": tok} if tok else {}
+    return c.post(path, json=body, headers=headers, **kw)
+
+
+def login(c, pin=PIN, name="Host"):
+    r = post(c, "/api/login", {"pin": pin, "name": name}, token(c))
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()["csrf"]
+
+
+def n_entries(ledger):
+    return ledger._conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+
+
+# ---------------------------------------------------------------- reading is open to everyone
+@pytest.mark.parametrize("path", ["/", "/scoreboard", "/setup", "/count", "/api/state", "/api/ledger",
+                                  "/api/ledger.csv", "/api/rules", "/api/sessions", "/snapshot.jpg"])
+def test_viewers_can_read(table, path):
+    app, _, _ = table
+    r = client_of(app).get(path)
+    assert r.status_code == 200
+
+
+def test_state_has_table_setup_and_ledger(table):
+    app, session, _ = table
+    st = client_of(app).get("/api/state").get_json()
+    assert st["table"]["players"] == session.players
+    assert st["table"]["seats"][1]["melds"][0]["in_order"] is False
+    assert st["setup"]["players"] == session.players and st["setup"]["game"] == "desmoche"
+    assert st["ledger"]["balances"] == {p: 0 for p in session.players}
+    assert st["host"] is False
+
+
+def test_page_carries_csrf_meta_and_marks(table):
+    app, _, _ = table
+    c = client_of(app)
+    html = c.get("/").get_data(as_text=True)
+    meta = re.search(r'<meta name="csrf-token" content="([^"]+)">', html).group(1)
+    assert meta == token(c)
+    assert 'src="/video.mjpg"' in html and 'data-host="no"' in html
+
+
+# ---------------------------------------------------------------- nothing changes without CSRF + PIN
+@pytest.mark.parametrize("path", POSTS)
+def test_posts_need_csrf_then_pin(table, path):
+    app, session, ledger = table
+    c = client_of(app)
+    before = n_entries(ledger)
+    r = post(c, path, {"why": "x"})
+    assert r.status_code == 403 and "CSRF" in r.get_json()["error"]
+    r = post(c, path, {"why": "x"}, tok="forged-token")
+    assert r.status_code == 403
+    r = post(c, path, {"why": "x"}, token(c))
+    assert r.status_code == 401 and "PIN" in r.get_json()["error"]
+    assert n_entries(ledger) == before and session.corrections == [] and session.finished == []
+
+
+def test_login_wrong_pin_refused_and_right_pin_works(table):
+    app, _, ledger = table
+    c = client_of(app)
+    r = post(c, "/api/login", {"pin": "000000"}, token(c))
+    assert r.status_code == 403 and r.get_json()["error"] == "wrong PIN"
+    assert post(c, "/api/login", {"pin": PIN}).status_code == 403  # no CSRF token
+    old = token(c)
+    new = login(c)
+    assert new != old  # a fresh token after login
+    assert c.get("/api/state").get_json()["host"] is True
+    assert post(c, "/api/undo", {"why": "x"}, old).status_code == 403
+    r = post(c, "/api/setup", {"stake": 2}, new)
+    assert r.status_code == 200, r.get_json()
+    assert ledger.entries(ledger.current_session())[-1]["who"] == "Host"
+    # log out: the cookie no longer changes anything
+    assert post(c, "/api/logout", {}, new).status_code == 200
+    assert post(c, "/api/setup", {"stake": 3}, new).status_code == 401
+
+
+def test_pin_attempts_are_throttled_per_client(table):
+    app, _, _ = table
+    now = [1000.0]
+    app.extensions["tableref"].throttle = PinThrottle(per_client=5, overall=30, window_s=60, clock=lambda: now[0])
+    c = client_of(app, "10.0.0.9")
+    tok = token(c)
+    for i in range(5):
+        assert post(c, "/api/login", {"pin": f"00000{i}"}, tok).status_code == 403
+    r = post(c, "/api/login", {"pin": PIN}, tok)  # even the right PIN waits now
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0 and "wait" in r.get_json()["error"]
+    # another phone is not blocked
+    other = client_of(app, "10.0.0.10")
+    assert post(other, "/api/login", {"pin": PIN}, token(other)).status_code == 200
+    now[0] += 61
+    assert post(c, "/api/login", {"pin": PIN}, tok).status_code == 200
+
+
+def test_pin_guessing_from_many_addresses_is_throttled_overall(table):
+    app, _, _ = table
+    app.extensions["tableref"].throttle = PinThrottle(per_client=5, overall=8, window_s=60)
+    codes = []
+    for i in range(12):
+        c = client_of(app, f"10.1.0.{i}")
+        codes.append(post(c, "/api/login", {"pin": "999999"}, token(c)).status_code)
+    assert codes[:8] == [403] * 8 and set(codes[8:]) == {429}
+
+
+# ---------------------------------------------------------------- malformed requests: 4xx with a message
+def test_malformed_requests_get_clear_4xx(table):
+    app, _, ledger = table
+    c = client_of(app)
+    tok = login(c)
+    before = n_entries(ledger)
+    r = c.post("/api/setup", data="game=marriage", headers={"X-CSRF-Token": tok},
+               content_type="application/x-www-form-urlencoded")
+    assert r.status_code == 400 and "JSON" in r.get_json()["error"]
+    r = c.post("/api/setup", data="{not json", headers={"X-CSRF-Token": tok}, content_type="application/json")
+    assert r.status_code == 400 and "JSON object" in r.get_json()["error"]
+    r = c.post("/api/setup", data="[1, 2]", headers={"X-CSRF-Token": tok}, content_type="application/json")
+    assert r.status_code == 400
+    r = c.post("/api/setup", data="x" * 300_000, headers={"X-CSRF-Token": tok}, content_type="application/json")
+    assert r.status_code == 413 and "too large" in r.get_json()["error"]
+    r = c.get("/api/setup")
+    assert r.status_code == 405 and "not allowed" in r.get_json()["error"]
+    r = c.get("/api/nothing-here")
+    assert r.status_code == 404 and "docs/api.md" in r.get_json()["error"]
+    r = c.get("/api/ledger?session=abc")
+    assert r.status_code == 400 and r.get_json()["field"] == "session"
+    r = c.get("/api/ledger?session=99")
+    assert r.status_code == 400 and "no ledger session" in r.get_json()["error"]
+    for body, field in [({"track_id": "seven", "card": "6H"}, "track_id"), ({"track_id": 4}, "card"),
+                        ({"track_id": 4, "card": "11X"}, "card"), ({"track_id": -1, "card": "6H"}, "track_id")]:
+        r = post(c, "/api/correct", body, tok)
+        assert r.status_code == 400 and r.get_json()["field"] == field, (body, r.get_json())
+    r = post(c, "/api/hand/confirm", {"winner": "Nobody"}, tok)
+    assert r.status_code == 400 and r.get_json()["field"] == "winner"
+    r = post(c, "/api/hand/confirm", {"teleport": True}, tok)
+    assert r.status_code == 400 and r.get_json()["field"] == "teleport"
+    r = post(c, "/api/hand/confirm", {"tiplu": "ZZ"}, tok)
+    assert r.status_code == 400 and r.get_json()["field"] == "tiplu"
+    r = post(c, "/api/hand/correct", {"hand_id": "1", "net": {}, "why": "x"}, tok)
+    assert r.status_code == 400 and r.get_json()["field"] == "hand_id"
+    r = post(c, "/api/hand/correct", {"hand_id": 99, "net": {"Ana": 1, "Beto": -1}, "why": "x"}, tok)
+    assert r.status_code == 400 and "no hand" in r.get_json()["error"]
+    r = post(c, "/api/undo", {"why": "x"}, tok)
+    assert r.status_code == 400 and "nothing to undo" in r.get_json()["error"]
+    r = post(c, "/api/undo", {}, tok)
+    assert r.status_code == 400 and r.get_json()["field"] == "why"
+    r = post(c, "/api/zones", {"seats": [[[0, 0], [1, 1]]]}, tok)
+    assert r.status_code == 400
+    assert n_entries(ledger) == before
+
+
+# ---------------------------------------------------------------- setup validation
+@pytest.mark.parametrize("body,field", [
+    ({"game": "poker"}, "game"),
+    ({"game": "desmoche", "seats": 5}, "seats"),
+    ({"game": "marriage", "seats": 6}, "seats"),
+    ({"players": ["Ana", "ana", "Cris"]}, "players[1]"),
+    ({"players": ["Ana", "", "Cris"]}, "players[1]"),
+    ({"players": ["Ana", "<script>", "Cris"]}, "players[1]"),
+    ({"seats": 3, "players": ["Ana", "Beto"]}, "players"),
+    ({"stake": 0}, "stake"),
+    ({"stake": "lots"}, "stake"),
+    ({"point_value": -1}, "point_value"),
+    ({"rules": {"no_such_switch": True}}, "rules.no_such_switch"),
+    ({"rules": {"strict_order": "sometimes"}}, "rules.strict_order"),
+    ({"rules": {"forced_meld": "yes"}}, "rules.forced_meld"),
+    ({"game": "marriage", "rules": {"murder": True, "unseen_maal": "count"}}, "rules.murder"),
+    ({"game": "marriage", "rules": {"tiplu_double": -1}}, "rules.tiplu_double"),
+    ({"source": ""}, "source"),
+    ({"colour": "green"}, "colour"),
+])
+def test_setup_validation(table, body, field):
+    app, session, ledger = table
+    c = client_of(app)
+    tok = login(c)
+    before = (n_entries(ledger), session.game, list(session.players))
+    r = post(c, "/api/setup", body, tok)
+    assert r.status_code == 400, r.get_json()
+    assert r.get_json()["field"] == field and r.get_json()["error"]
+    assert (n_entries(ledger), session.game, list(session.players)) == before
+
+
+def test_setup_applies_to_session_and_ledger(table):
+    app, session, ledger = table
+    c = client_of(app)
+    tok = login(c)
+    body = {"game": "marriage", "seats": 5, "players": ["A", "B", "C", "D", "E"], "stake": 2, "point_value": 0.5,
+            "rules": {"tiplu_double": 8, "unseen_maal": "kidnap"}, "source": "demo"}
+    r = post(c, "/api/setup", body, tok)
+    assert r.status_code == 200, r.get_json()
+    assert session.game == "marriage" and session.players == ["A", "B", "C", "D", "E"] and session.stake == 2
+    assert session.rules["tiplu_double"] == 8 and session.rules["murder"] is False
+    setup = ledger.setup(ledger.current_session())
+    assert setup["point_value"] == 0.5 and setup["rules"]["unseen_maal"] == "kidnap"
+    # A camera that cannot be opened is refused and recorded nowhere.
+    before = n_entries(ledger)
+    r = post(c, "/api/setup", {"source": "bad://camera"}, tok)
+    assert r.status_code == 400 and "bad://camera" in r.get_json()["error"]
+    assert n_entries(ledger) == before
+
+
+def test_setup_page_shows_every_house_rule_switch(table):
+    app, _, _ = table
+    html = client_of(app).get("/setup").get_data(as_text=True)
+    for game, switches in all_switches().items():
+        assert f'data-game="{game}"' in html
+        for s in switches:
+            assert f'data-rule="{s["name"]}"' in html, s["name"]
+    assert {s["name"] for s in all_switches()["desmoche"]} >= {"direction", "strict_order", "forced_meld",
+                                                               "color_autowin", "jugar_todo", "escalera_a23_high"}
+    assert {s["name"] for s in all_switches()["marriage"]} >= {"tiplu_double", "maal_tunnela", "unseen_maal",
+                                                               "dublee_min_players", "dublee_bonus", "alter",
+                                                               "murder", "open_joker", "direction"}
+
+
+def test_zones_post(table):
+    app, session, _ = table
+    c = client_of(app)
+    tok = login(c)
+    quad = [[10, 10], [300, 10], [300, 100], [10, 100]]
+    body = {"frame_size": [640, 360], "seats": [quad] * 4, "centre": [[200, 120], [440, 120], [440, 240], [200, 240]]}
+    r = post(c, "/api/zones", body, tok)
+    assert r.status_code == 200, r.get_json()
+    assert session.zones["coords"] == "image" and len(session.zones["seats"]) == 4
+    r = post(c, "/api/zones", {**body, "centre": [[5000, 0], [1, 1], [2, 2]]}, tok)
+    assert r.status_code == 400 and "outside" in r.get_json()["error"]
+
+
+# ---------------------------------------------------------------- hands, corrections, undo
+def test_hand_end_is_recorded_verbatim_and_scoreboard_matches(table):
+    app, session, ledger = table
+    c = client_of(app)
+    result = {"type": "hand_end", "game": "desmoche", "winner": "Ana", "net": {"Ana": 9, "Beto": -3, "Cris": -3, "Dani": -3},
+              "items": [{"item": "win", "player": "Ana", "points": 6}, {"item": "mico", "player": "Ana", "points": 3}],
+              "details": {"melds": [["AH", "2H", "3H"]]}}
+    session.decide(result)
+    data = c.get("/api/ledger").get_json()
+    assert len(data["hands"]) == 1
+    h = data["hands"][0]
+    assert h["result"] == result and h["net"] == result["net"]
+    assert [(i["item"], i["points"]) for i in h["items"]] == [("win", 6), ("mico", 3)]
+    assert data["balances"] == result["net"] and sum(data["balances"].values()) == 0
+    assert data["transfers"] and sum(t["points"] for t in data["transfers"]) == 9
+    csv_text = c.get("/api/ledger.csv").get_data(as_text=True)
+    assert "mico Ana +3" in csv_text
+    # A broken result is refused by the ledger and reported, the session keeps running.
+    session.decide({"type": "hand_end", "winner": "Ana", "net": {"Ana": 5, "Beto": -1}})
+    st = c.get("/api/state").get_json()
+    assert "sum to zero" in st["ledger"]["error"] and st["ledger"]["hands"] == 1
+
+
+def test_host_corrects_card_confirms_corrects_and_undoes(table):
+    app, session, ledger = table
+    c = client_of(app)
+    tok = login(c, name="Rosa")
+    r = post(c, "/api/correct", {"track_id": 9, "card": "6h", "why": "glare"}, tok)
+    assert r.status_code == 200 and session.corrections == [(9, "6H")]
+    r = post(c, "/api/correct", {"track_id": 12, "card": None}, tok)
+    assert r.status_code == 200 and session.corrections[-1] == (12, None)
+    r = post(c, "/api/correct", {"track_id": 99, "card": "2C"}, tok)
+    assert r.status_code == 404
+    r = post(c, "/api/hand/confirm", {"winner": "Beto", "confirm": True}, tok)
+    assert r.status_code == 200 and r.get_json()["result"]["winner"] == "Beto"
+    assert session.finished == [{"winner": "Beto", "confirm": True}]
+    sid = ledger.current_session()
+    hand = ledger.hands(sid)[0]
+    assert hand["net"] == {"Beto": 9, "Ana": -3, "Cris": -3, "Dani": -3}
+    r = post(c, "/api/hand/correct", {"hand_id": hand["id"], "net": {"Beto": 12, "Ana": -4, "Cris": -4, "Dani": -4},
+                                      "why": "Arriba del Palo missed"}, tok)
+    assert r.status_code == 200 and r.get_json()["hand"]["net"]["Beto"] == 12
+    r = post(c, "/api/hand/correct", {"hand_id": hand["id"], "net": {"Beto": 1, "Ana": 0}, "why": "x"}, tok)
+    assert r.status_code == 400 and "sum to zero" in r.get_json()["error"]
+    r = post(c, "/api/hand/manual", {"winner": "Cris", "net": {"Cris": 2, "Ana": -2}, "why": "camera was off"}, tok)
+    assert r.status_code == 200
+    r = post(c, "/api/undo", {"why": "entered twice"}, tok)
+    assert r.status_code == 200 and r.get_json()["balances"]["Cris"] == -4
+    data = c.get("/api/ledger").get_json()
+    kinds = [(e["kind"], e["who"], e["why"]) for e in data["entries"]]
+    assert ("card_correction", "Rosa", "glare") in kinds
+    assert ("card_correction", "Rosa", "camera misread") in kinds
+    assert ("hand_correction", "Rosa", "Arriba del Palo missed") in kinds
+    assert ("undo", "Rosa", "entered twice") in kinds
+    assert all(e["client"] == "10.0.0.2" for e in data["entries"] if e["who"] == "Rosa")
+    assert sum(data["balances"].values()) == 0
+    assert [h["undone"] for h in data["hands"]] == [False, True]
+
+
+def test_new_session(table):
+    app, session, ledger = table
+    c = client_of(app)
+    tok = login(c)
+    session.decide({"winner": "Ana", "net": {"Ana": 3, "Beto": -3}})
+    old = ledger.current_session()
+    r = post(c, "/api/session/new", {"why": "next evening"}, tok)
+    assert r.status_code == 200 and r.get_json()["session_id"] != old
+    assert c.get("/api/ledger").get_json()["hands"] == []
+    assert len(c.get(f"/api/ledger?session={old}").get_json()["hands"]) == 1
+    session.decide({"winner": "Beto", "net": {"Ana": -1, "Beto": 1}})
+    assert ledger.balances(ledger.current_session())["Beto"] == 1
+
+
+# ---------------------------------------------------------------- live streams
+def _read_sse(resp, want, limit=60):
+    """Read SSE chunks until an event with type ``want`` arrives; return the events seen."""
+    seen = []
+    buf = ""
+    it = iter(resp.response)
+    for _ in range(limit):
+        chunk = next(it)
+        buf += chunk.decode() if isinstance(chunk, bytes) else chunk
+        while "\n\n" in buf:
+            block, buf = buf.split("\n\n", 1)
+            for line in block.splitlines():
+                if line.startswith("data: "):
+                    seen.append(json.loads(line[6:]))
+        if any(e.get("type") == want for e in seen):
+            return seen
+    raise AssertionError(f"no {want!r} event in {seen}")
+
+
+def test_sse_stream_yields_events(table):
+    app, session, _ = table
+    c = client_of(app)
+    resp = c.get("/api/events", buffered=False)
+    assert resp.status_code == 200 and resp.mimetype == "text/event-stream"
+    assert _read_sse(resp, "hello")[0]["type"] == "hello"
+    session.emit({"type": "meld_laid", "player": "Ana", "cards": ["3H", "4H", "5H"], "text": "Ana lays 3H 4H 5H"})
+    seen = _read_sse(resp, "meld_laid")
+    assert seen[-1]["cards"] == ["3H", "4H", "5H"] and "id" in seen[-1]
+    session.decide({"type": "hand_end", "winner": "Ana", "net": {"Ana": 3, "Beto": -3}})
+    seen = _read_sse(resp, "ledger")
+    assert any(e["type"] == "hand_end" for e in seen)
+    assert seen[-1]["what"] == "hand" and seen[-1]["net"] == {"Ana": 3, "Beto": -3}
+    resp.close()
+    assert app.extensions["tableref"].hub.n_clients == 0
+
+
+def test_mjpeg_stream_and_stream_limit(table):
+    app, session, _ = table
+    c = client_of(app)
+    resp = c.get("/video.mjpg", buffered=False)
+    assert resp.status_code == 200 and resp.mimetype == "multipart/x-mixed-replace"
+    part = next(iter(resp.response))
+    assert part.startswith(b"--tablerefframe\r\nContent-Type: image/jpeg") and session.jpeg in part
+    opened = [resp] + [c.get("/api/events", buffered=False) for _ in range(3)]  # max_streams=4
+    r = c.get("/video.mjpg")
+    assert r.status_code == 503 and "too many" in r.get_json()["error"]
+    for o in opened:
+        o.close()
+    r = c.get("/api/events", buffered=False)
+    assert r.status_code == 200
+    r.close()
+
+
+def test_no_frame_yet(table):
+    app, session, _ = table
+    session.jpeg = None
+    c = client_of(app)
+    assert c.get("/snapshot.jpg").status_code == 503
+    resp = c.get("/video.mjpg", buffered=False)
+    part = next(iter(resp.response))
+    assert b"image/jpeg" in part and len(part) > 1000  # the "waiting for the camera" picture
+    resp.close()
+
+
+# ---------------------------------------------------------------- languages
+def test_languages(table):
+    app, _, _ = table
+    c = client_of(app)
+    assert "Scoreboard" in c.get("/").get_data(as_text=True)
+    r = c.get("/lang/es", headers={"Referer": "http://localhost/scoreboard"})
+    assert r.status_code == 302 and r.headers["Location"].endswith("/scoreboard")
+    html = c.get("/").get_data(as_text=True)
+    assert "Marcador" in html and 'lang="es"' in html
+    c.get("/lang/ne")
+    assert "स्कोर" in c.get("/").get_data(as_text=True)
+    r = client_of(app).get("/", headers={"Accept-Language": "es-HN,es;q=0.9"})
+    assert "Marcador" in r.get_data(as_text=True)
+    r = c.get("/lang/xx", headers={"Referer": "http://evil.example/phish"})
+    assert r.headers["Location"] == "/"
+
+
+def test_spanish_covers_every_english_string():
+    from web.i18n import FOLDER
+
+    en = json.loads((FOLDER / "en.json").read_text())
+    es = json.loads((FOLDER / "es.json").read_text())
+    assert set(en) == set(es)
