@@ -54,7 +54,8 @@ def group_melds(cards: list[TableCard], polys: list[np.ndarray], zone: Zone, *,
 
     ``polys[i]`` is card ``i``'s outline in table coordinates ((4, 2) or more
     points, convex). Returns ``(melds, loose)``; melds are ordered left → right
-    as seen from the seat (by their first card), loose cards likewise.
+    as seen from the seat (by their leftmost edge, rows behind one another far
+    → near), loose cards left → right.
     """
     n = len(cards)
     if n == 0:
@@ -123,7 +124,10 @@ def group_melds(cards: list[TableCard], polys: list[np.ndarray], zone: Zone, *,
             order = sorted(members, key=lambda i: (-cv[i], cu[i]))
         else:
             order = sorted(members, key=lambda i: (cu[i], -cv[i]))
-        melds.append((float(us.min()), Meld([cards[i] for i in order])))
+        # melds left -> right; melds starting at about the same place (rows one behind
+        # another) far -> near
+        key = (round(float(us.min()) / (0.5 * ref)), -float(vs.mean()))
+        melds.append((key, Meld([cards[i] for i in order])))
     melds.sort(key=lambda x: x[0])
     loose.sort(key=lambda x: x[0])
     return [m for _, m in melds], [c for _, c in loose]

@@ -400,7 +400,8 @@ class TableTracker:
                                        gap_frac=self.gap_frac, row_frac=self.row_frac,
                                        min_meld_size=self.min_meld_size)
             seats.append(SeatState(seat=z.seat, zone=z.id, name=z.name, melds=melds, loose=loose))
-            sig_seats.append((tuple(tuple((c.track_id, c.card) for c in m.cards) for m in melds),
+            # the order of the melds themselves means nothing: compare them as a set
+            sig_seats.append((tuple(sorted(tuple((c.track_id, c.card) for c in m.cards) for m in melds)),
                               tuple(sorted((c.track_id, c.card) for c in loose))))
         centre = sorted((cards[k] for k in by_zone.get(zones.centre.id, [])), key=lambda c: c.track_id)
         outside = sorted((cards[k] for k in by_zone.get(None, [])), key=lambda c: c.track_id)
