@@ -276,26 +276,16 @@ class FrameSource:
                 self._close()
                 self._set("error", str(exc))
                 return
-            except _Disconnected as exc:
+            except Exception as exc:     # _Disconnected, or an unexpected library error: report, retry
                 self._close()
                 first = False
                 failures += 1
+                msg = str(exc) if isinstance(exc, _Disconnected) else \
+                    f"{self.describe()}: {type(exc).__name__}: {exc}"
                 if self.max_retries is not None and failures > self.max_retries:
-                    self._set("error", f"{exc} — giving up after {failures} attempts")
+                    self._set("error", f"{msg} — giving up after {failures} attempts")
                     return
-                self._set("reconnecting", f"{exc} (retry in {backoff:.1f} s)")
-                if self._stop.wait(backoff):
-                    break
-                backoff = min(backoff * 2, self.max_backoff)
-            except Exception as exc:     # a bug or an unexpected library error: report, retry
-                self._close()
-                first = False
-                failures += 1
-                if self.max_retries is not None and failures > self.max_retries:
-                    self._set("error", f"{self.describe()}: {type(exc).__name__}: {exc}")
-                    return
-                self._set("reconnecting", f"{self.describe()}: {type(exc).__name__}: {exc} "
-                                          f"(retry in {backoff:.1f} s)")
+                self._set("reconnecting", f"{msg} (retry in {backoff:.1f} s)")
                 if self._stop.wait(backoff):
                     break
                 backoff = min(backoff * 2, self.max_backoff)

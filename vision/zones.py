@@ -278,7 +278,7 @@ def _densify(poly: np.ndarray, per_edge: int = 8) -> np.ndarray:
     return np.asarray(out, dtype=np.float32)
 
 
-def _ray_to_rect(cx, cy, angle, w, h) -> tuple[float, float]:
+def ray_to_rect(cx, cy, angle, w, h) -> tuple[float, float]:
     """Where a ray from (cx, cy) at ``angle`` (radians, image axes) leaves the rectangle."""
     dx, dy = math.cos(angle), math.sin(angle)
     ts = []
@@ -326,10 +326,10 @@ def seat_layout(n_seats: int, width: float, height: float, centre_fraction: floa
             qa += 2 * math.pi * math.ceil((lo - qa) / (2 * math.pi))
             if lo < qa < hi:
                 angles.append(qa)
-        pts = [(cx, cy)] + [_ray_to_rect(cx, cy, a, w, h) for a in sorted(angles)]
+        pts = [(cx, cy)] + [ray_to_rect(cx, cy, a, w, h) for a in sorted(angles)]
         poly = np.asarray(pts, dtype=np.float32)
         # forward = from the seat's edge towards the middle (in "square" table units)
-        edge = np.asarray(_ray_to_rect(cx, cy, a0, w, h))
+        edge = np.asarray(ray_to_rect(cx, cy, a0, w, h))
         fwd = _unit((cx - edge[0], cy - edge[1])) if np.hypot(*(edge - (cx, cy))) > 0 else (0.0, -1.0)
         # snap near-axis directions to the axis (players sit square to the table edge)
         fwd = _snap(fwd)
