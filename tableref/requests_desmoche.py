@@ -94,7 +94,10 @@ def handle_hand(request: dict) -> dict:
             if not isinstance(e, dict) or not isinstance(e.get("name"), str):
                 raise RefereeError("each player needs a name and cards", f"players[{i}]")
             cards = _nine(e.get("cards"), f"players[{i}].cards")
-            before = _nine(e["before_cambio"], f"players[{i}].before_cambio") if e.get("before_cambio") is not None else None
+            before = None
+            if e.get("before_cambio") is not None:
+                before = _nine(e["before_cambio"], f"players[{i}].before_cambio")
+                _one_swap(cards, before, f"players[{i}].before_cambio")
             seen.extend(cards)
             r = _one_hand(cards, before, settings)
             r["name"] = e["name"]
@@ -113,7 +116,14 @@ def handle_hand(request: dict) -> dict:
     before = None
     if request.get("before_cambio") is not None:
         before = _nine(request["before_cambio"], "before_cambio")
+        _one_swap(cards, before, "before_cambio")
     return _one_hand(cards, before, settings)
+
+
+def _one_swap(after, before, field):
+    """The Cambio changes one card: passed one, received one."""
+    if len(set(before) - set(after)) > 1:
+        raise RefereeError("the hand before the Cambio can differ from the hand after it by one card only", field)
 
 
 def _melds(value, field):

@@ -160,3 +160,38 @@ def test_not_json_and_stdin(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "tableref", "desmoche", "hand", "-"],
                           input=json.dumps({"cards": PELADILLA}), capture_output=True, text=True)
     assert proc.returncode == 0 and json.loads(proc.stdout)["autowin"] == "peladilla"
+
+
+def test_hand_before_cambio_differs_by_one_card_only(capsys, tmp_path):
+    rc, out = run(capsys, tmp_path, "hand", {"cards": PELADILLA,
+                                             "before_cambio": ["2C", "3D", "4D", "7H", "8S", "10D", "JS", "QH", "KD"]})
+    assert rc == 2 and out["field"] == "before_cambio"
+
+
+# -- never a traceback: any JSON gives an answer or a JSON error --------------------
+from hypothesis import given, settings as hsettings, strategies as st  # noqa: E402
+
+from referee.errors import RefereeError  # noqa: E402
+from tableref.requests_desmoche import COMMANDS  # noqa: E402
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 12) | st.sampled_from(["AS", "10H", "ZZ", "p1", "oro", "warn", ""]),
+    lambda inner: st.lists(inner, max_size=10) | st.dictionaries(
+        st.sampled_from(["cards", "melds", "rules", "players", "name", "winner", "stake", "game", "dealt",
+                         "side_games", "autowin", "pot_carried", "before_cambio", "dealer", "strict_order"]),
+        inner, max_size=5),
+    max_leaves=30)
+
+
+@hsettings(max_examples=120, deadline=None)
+@given(st.sampled_from(sorted(COMMANDS)), st.dictionaries(
+    st.sampled_from(["cards", "melds", "rules", "players", "winner", "stake", "side_games", "autowin",
+                     "pot_carried", "before_cambio", "dealer", "disqualified"]), json_values, max_size=6))
+def test_handlers_answer_or_raise_referee_error(action, request_):
+    handler = COMMANDS[action][0]
+    try:
+        out = handler(request_)
+    except RefereeError as exc:
+        assert exc.message
+    else:
+        assert isinstance(out, dict)

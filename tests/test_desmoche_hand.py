@@ -188,9 +188,7 @@ def test_cards_passed_in_the_cambio_are_gone():
 def test_play_until_the_stock_runs_out():
     hands = {"b": "AS 2S 3S 5H 5D 5C 9C 10C KD", "a": "6H 7H 9S 2C 4C QS 8D JC AC",
              "c": "3H 4H 3C 8S 8C JD 4D 6D KS"}
-    h = DesmocheHand(SEATS, dealer="c", stake=1)
-    h.deal({p: C(t) for p, t in hands.items()}, C("4S 9H 2H"))
-    h.cambio("b", "KD"); h.cambio("a", "JC"); h.cambio("c", "KS")
+    h = new_hand(hands=hands, stock="4S 9H 2H", passes={"b": "KD", "a": "JC", "c": "KS"}, stake=1)
     # a passed JC to c, c passed KS to b, b passed KD to a
     assert S(h.hands["b"]) == S(C("AS 2S 3S 5H 5D 5C 9C 10C KS"))
     h.draw("b")                                   # 4S
@@ -211,9 +209,7 @@ def test_play_until_the_stock_runs_out():
 def test_win_and_settlement():
     hands = {"b": "AS 2S 3S 5H 5D 5C 9C 10C 7D", "a": "6H 7H 9S 2C 4C QS 8D JD AC",
              "c": "3H 4H 3C 8S 8C JC 4D 6D KS"}
-    h = DesmocheHand(SEATS, dealer="c", stake=1)
-    h.deal({p: C(t) for p, t in hands.items()}, C("4S 9H 2H"))
-    h.cambio("b", "7D"); h.cambio("a", "JD"); h.cambio("c", "JC")
+    h = new_hand(hands=hands, stock="4S 9H 2H", passes={"b": "7D", "a": "JD", "c": "JC"}, stake=1)
     # b receives JC from c: AS 2S 3S 5H 5D 5C 9C 10C JC
     h.draw("b")                                   # 4S
     won = h.take("b", [["AS", "2S", "3S", "4S"], ["5H", "5C", "5D"], ["9C", "10C", "JC"]])
@@ -227,9 +223,7 @@ def test_win_and_settlement():
 def test_automatic_win_declared_before_first_draw():
     hands = {"b": "AS 3C 4D 7H 8S 10D JS QH KD", "a": "6H 7C 9S 2C 4C QS 8D JD AC",
              "c": "2H 3D 4H 7S 8C 10H JC QD KH"}
-    h = DesmocheHand(SEATS, dealer="c", stake=1)
-    h.deal({p: C(t) for p, t in hands.items()}, C("4S 9H 2D"))
-    h.cambio("b", "3C"); h.cambio("a", "AC"); h.cambio("c", "2H")
+    h = new_hand(hands=hands, stock="4S 9H 2D", passes={"b": "3C", "a": "AC", "c": "2H"}, stake=1)
     # after the Cambio b holds 2H instead of 3C (still a Peladilla: AS 2H ... no 3H)
     with pytest.raises(IllegalAction, match="no automatic win"):
         h.declare_autowin("a")
@@ -248,9 +242,7 @@ def test_automatic_win_declared_before_first_draw():
 def test_autowin_counts_before_the_cambio():
     hands = {"b": "8S 8H 8C 8D 2C 5D 9H JS KD", "a": "6H 7C 9S 2S 4C QS 3D JD AC",
              "c": "2H 3H 4H 7S 10C 10H JC QD KH"}
-    h = DesmocheHand(SEATS, dealer="c")
-    h.deal({p: C(t) for p, t in hands.items()}, C("4S 9D"))
-    h.cambio("b", "8D"); h.cambio("a", "AC"); h.cambio("c", "2H")
+    h = new_hand(hands=hands, stock="4S 9D", passes={"b": "8D", "a": "AC", "c": "2H"})
     assert h.declare_autowin("b") == "cuatro_cuerpos"   # four 8s dealt, one passed away
 
 
@@ -265,9 +257,7 @@ def test_forced_meld_puts_discard_on_a_run():
     # seed: A♥ 2♥ 3♥ on the table, 4♥ discarded -> goes on the run, the owner pays
     hands = {"b": "AH 2H 3H 9C 9D JS 5S 7C KD", "a": "6H 7H 9S 2C 4C QS 8D JD AC",
              "c": "3C 3S 4H 8S 8C JC 4D 6D KS"}
-    h = DesmocheHand(SEATS, dealer="c", rules={"forced_meld": True})
-    h.deal({p: C(t) for p, t in hands.items()}, C("3D 9H 5H 2D"))
-    h.cambio("b", "KD"); h.cambio("a", "AC"); h.cambio("c", "KS")
+    h = new_hand(hands=hands, stock="3D 9H 5H 2D", passes={"b": "KD", "a": "AC", "c": "KS"}, rules={"forced_meld": True})
     h.draw("b")                                    # 3D: b declines, c uses it
     h.decline("b"); h.decline("a")
     h.take("c", [["3C", "3D", "3S"]])
@@ -291,9 +281,7 @@ def test_forced_meld_puts_discard_on_a_run():
 def test_forced_meld_forces_the_owner_to_pay():
     hands = {"b": "AH 2H 3H 9C 9D JS 5S 7C KD", "a": "6H 7H 9S 2C 4C QS 8D JD AC",
              "c": "3C 3S 10H 8S 8C JC 4D 6D KS"}
-    h = DesmocheHand(SEATS, dealer="c", rules={"forced_meld": True})
-    h.deal({p: C(t) for p, t in hands.items()}, C("9H 4H 2D 5D"))
-    h.cambio("b", "KD"); h.cambio("a", "AC"); h.cambio("c", "KS")
+    h = new_hand(hands=hands, stock="9H 4H 2D 5D", passes={"b": "KD", "a": "AC", "c": "KS"}, rules={"forced_meld": True})
     h.draw("b")                                    # 9H
     h.take("b", [["AH", "2H", "3H"], ["9C", "9H", "9D"]])
     h.pay("b", "JS")
@@ -311,9 +299,7 @@ def test_forced_meld_forces_the_owner_to_pay():
 def test_forced_meld_earlier_player_may_claim_first():
     hands = {"b": "AH 2H 3H 9C 9D JS 5S 7C KD", "a": "6H 7H 9S 2C 4C QS 8D JD AC",
              "c": "3C 3S 4S 4D 8C JC 10D 6D KS"}
-    h = DesmocheHand(SEATS, dealer="c", rules={"forced_meld": True})
-    h.deal({p: C(t) for p, t in hands.items()}, C("9H 4H 2D 5D"))
-    h.cambio("b", "KD"); h.cambio("a", "AC"); h.cambio("c", "KS")
+    h = new_hand(hands=hands, stock="9H 4H 2D 5D", passes={"b": "KD", "a": "AC", "c": "KS"}, rules={"forced_meld": True})
     h.draw("b")
     h.take("b", [["AH", "2H", "3H"], ["9C", "9H", "9D"]])
     h.pay("b", "JS")
@@ -327,9 +313,7 @@ def test_forced_meld_earlier_player_may_claim_first():
 def test_forced_meld_off_by_default():
     hands = {"b": "AH 2H 3H 9C 9D JS 5S 7C KD", "a": "6H 7H 9S 2C 4C QS 8D JD AC",
              "c": "3C 3S 10H 8S 8C JC 4D 6D KS"}
-    h = DesmocheHand(SEATS, dealer="c")
-    h.deal({p: C(t) for p, t in hands.items()}, C("9H 4H 2D 5D"))
-    h.cambio("b", "KD"); h.cambio("a", "AC"); h.cambio("c", "KS")
+    h = new_hand(hands=hands, stock="9H 4H 2D 5D", passes={"b": "KD", "a": "AC", "c": "KS"})
     h.draw("b")
     h.take("b", [["AH", "2H", "3H"], ["9C", "9H", "9D"]])
     h.pay("b", "JS")
@@ -344,9 +328,7 @@ def test_seed_desmoche_move_in_a_take():
     # seed: 8♠ 8♥ 8♣ 8♦ may give the 8♦ to a new 8♦ 9♦ 10♦ because 8♠ 8♥ 8♣ stays valid
     hands = {"b": "8S 8H 8C 9D 2S 5C 7C KD QH", "a": "6H 7H 9S 2C 4C QS 3D JD AC",
              "c": "3C 3S 10H 4S 6C JC 4D 6D KS"}
-    h = DesmocheHand(SEATS, dealer="c")
-    h.deal({p: C(t) for p, t in hands.items()}, C("8D 10D"))
-    h.cambio("b", "KD"); h.cambio("a", "AC"); h.cambio("c", "KS")
+    h = new_hand(hands=hands, stock="8D 10D", passes={"b": "KD", "a": "AC", "c": "KS"})
     h.draw("b")                                    # 8D
     h.take("b", [["8S", "8H", "8C", "8D"]])
     h.pay("b", "QH")
@@ -360,9 +342,7 @@ def test_seed_desmoche_move_in_a_take():
 def test_desmoche_move_must_leave_melds_valid():
     hands = {"b": "8S 8H 8C 9D 2S 5C 7C KD QH", "a": "6H 7H 9S 2C 4C QS 3D JD AC",
              "c": "3C 3S 10H 4S 6C JC 4D 6D KS"}
-    h = DesmocheHand(SEATS, dealer="c")
-    h.deal({p: C(t) for p, t in hands.items()}, C("8D 10D"))
-    h.cambio("b", "KD"); h.cambio("a", "AC"); h.cambio("c", "KS")
+    h = new_hand(hands=hands, stock="8D 10D", passes={"b": "KD", "a": "AC", "c": "KS"})
     h.draw("b")                                    # 8D
     h.take("b", [["8S", "8H", "8C", "8D"]])
     h.pay("b", "QH")
@@ -380,9 +360,7 @@ def test_passing_seed_example():
     # 10♠ 10♥ 10♣ 10♦ and J♥ Q♥ K♥: nothing can be added (the 10♥ is their own)
     hands = {"b": "10S 10H 10C JH QH KH 2S 5C 7C", "a": "6H 7H 9S 2C 4C QS 3D JD AC",
              "c": "3C 3S 9H 4S 6C JC 4D 6D KS"}
-    h = DesmocheHand(SEATS, dealer="c")
-    h.deal({p: C(t) for p, t in hands.items()}, C("10D 8D AS 2D"))
-    h.cambio("b", "7C"); h.cambio("a", "AC"); h.cambio("c", "KS")
+    h = new_hand(hands=hands, stock="10D 8D AS 2D", passes={"b": "7C", "a": "AC", "c": "KS"})
     with pytest.raises(IllegalAction):
         h.pass_hand("a")    # not playing yet (declare stage)
     h.draw("b")                                    # 10D
@@ -453,9 +431,7 @@ def test_random_deal_counts():
 def test_desmoche_move_leaving_an_invalid_meld_is_refused():
     hands = {"b": "8S 8H 8C 9C 2S 5D 7D KD QH", "a": "6H 7H 9S 2C 4C QS 3D JD AC",
              "c": "3C 3S 10H 4S 6C JC 4D 6D KS"}
-    h = DesmocheHand(SEATS, dealer="c")
-    h.deal({p: C(t) for p, t in hands.items()}, C("8D 10C"))
-    h.cambio("b", "KD"); h.cambio("a", "AC"); h.cambio("c", "KS")
+    h = new_hand(hands=hands, stock="8D 10C", passes={"b": "KD", "a": "AC", "c": "KS"})
     h.draw("b")                                    # 8D
     h.take("b", [["8S", "8D", "8C"]])              # keeps 8H in hand
     h.pay("b", "QH")
@@ -466,3 +442,31 @@ def test_desmoche_move_leaving_an_invalid_meld_is_refused():
         h.take("b", [["8S", "8D"], ["8C", "9C", "10C"]])
     h.take("b", [["8S", "8H", "8D"], ["8C", "9C", "10C"]])
     assert h.must_pay == "b"
+
+
+def test_clockwise_claim_order():
+    h = new_hand(rules={"direction": "clockwise"})
+    assert h.turn is None and h.order == ["a", "b", "c"]
+    h.draw("a")                                    # 3D
+    h.decline("a")
+    assert h.offer.pending == ["b", "c"]
+    with pytest.raises(IllegalAction, match="b comes before c"):
+        h.take("c", [["3H", "3S", "3D", "3C"]])
+
+
+def test_draw_names_the_card_when_the_stock_order_is_unknown():
+    h = DesmocheHand(SEATS, dealer="c")
+    h.deal({p: C(t) for p, t in HANDS.items()})
+    for p, c in PASSES.items():
+        h.cambio(p, c)
+    with pytest.raises(IllegalAction, match="name the card"):
+        h.draw("b")
+    with pytest.raises(IllegalAction, match="already in play"):
+        h.draw("b", "4H")
+    assert str(h.draw("b", "3D")) == "3D"
+
+
+def test_draw_must_match_a_known_stock():
+    h = new_hand()
+    with pytest.raises(IllegalAction, match="top card of the stock is 3D"):
+        h.draw("b", "9H")

@@ -135,3 +135,10 @@ def test_side_game_needs_winner_or_dealt():
 def test_side_game_given_winner():
     s = settle_hand(SEATS, winner=None, side_games=[SideGame("flor", ["p1", "p2", "p3"], 1, winner="p2")])
     assert s.net["p2"] == -1 + 2 and s.net["p1"] == -2 and s.net["p4"] == -1
+
+
+def test_side_game_given_winner_shows_cards_from_dealt():
+    dealt = {"p1": C("AD 2C 3C 4S 5S 6H 7H 8C 9S"), "p2": C("KD 2D 3H 4H 5C 6C 7S 8S 9H")}
+    s = settle_hand(SEATS[:2], winner=None, side_games=[SideGame("oro", ["p1", "p2"], 1, winner="p1")],
+                    dealt=dealt)
+    assert s.side_games[0]["cards"] == ["AD"]

@@ -29,7 +29,7 @@ from .bonuses import Bonus, bonuses
 from .melds import check_table
 from .seats import play_order
 from .settings import DesmocheSettings
-from .side_games import canonical_game, side_game_winner
+from .side_games import canonical_game, side_game_key, side_game_winner
 
 
 @dataclass
@@ -146,6 +146,9 @@ def settle_hand(seats: Sequence[str], *, winner: str | None, stake=1, pot_carrie
             sw, scards = side_game_winner(game, {p: dealt[p] for p in entrants}, order, settings)
         elif sw not in entrants:
             raise RefereeError(f"side game {game}: the winner {sw!r} did not enter it", f"{fname}.winner")
+        elif not scards and dealt and sw in dealt:
+            key = side_game_key(game, dealt[sw], settings)
+            scards = list(key[1]) if key else []
         pot_sg = sstake * len(entrants)
         if sw is not None:
             for p in entrants:
