@@ -219,13 +219,17 @@ def correct_card():
     return jsonify({"ok": True, "result": result})
 
 
-FINISH_KEYS = {"winner", "seen", "tiplu", "dublee_win", "hands", "confirm", "why"}
+FINISH_KEYS = {"winner", "seen", "tiplu", "exposed", "confirm", "why"}
 
 
 @api.post("/hand/confirm")
 @host_required
 def confirm_hand():
-    """End the hand with what the camera cannot see (Marriage: seen, winner, tiplu; Desmoche: confirm)."""
+    """End the hand with what the camera cannot see.
+
+    Marriage: ``tiplu``, ``winner``, ``seen`` {player: bool}, ``exposed`` {player: [[cards], ...]};
+    Desmoche: ``winner`` (or null: no winner) or just ``confirm``.
+    """
     c = ctx()
     data = body()
     unknown = sorted(set(data) - FINISH_KEYS)
@@ -248,15 +252,11 @@ def confirm_hand():
             host_input["tiplu"] = str(parse_card(data["tiplu"]))
         except RefereeError as exc:
             raise SetupError(exc.message, "tiplu") from None
-    if "dublee_win" in data:
-        if not isinstance(data["dublee_win"], bool):
-            raise SetupError("'dublee_win' must be true or false", "dublee_win")
-        host_input["dublee_win"] = data["dublee_win"]
-    if "hands" in data:
-        hands = data["hands"]
-        if not isinstance(hands, dict) or any(p not in players or not isinstance(v, list) for p, v in hands.items()):
-            raise SetupError("'hands' must map player names to lists of cards", "hands")
-        host_input["hands"] = hands
+    if "exposed" in data:
+        exposed = data["exposed"]
+        if not isinstance(exposed, dict) or any(p not in players or not isinstance(v, list) for p, v in exposed.items()):
+            raise SetupError("'exposed' must map player names to lists of tunnelas (lists of cards)", "exposed")
+        host_input["exposed"] = exposed
     if "confirm" in data:
         host_input["confirm"] = bool(data["confirm"])
     with c.lock:

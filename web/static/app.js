@@ -431,38 +431,41 @@ function renderCount(state) {
   const box = $("#count-seats");
   const tiplu = $("#tiplu");
   const centre = (table.centre && table.centre.cards) || [];
-  const known = table.tiplu || (table.marriage && table.marriage.tiplu) || centre[0];
+  const known = table.tiplu || centre[0];
   if (known && !tiplu.value) tiplu.value = known;
+  const cands = table.winner_candidates || [];
   const prev = {};
   box.querySelectorAll("[data-player]").forEach((n) => {
-    prev[n.dataset.player] = { seen: $(".seen", n).checked, winner: $(".winner-pick", n).checked };
+    prev[n.dataset.player] = { seen: $(".seen", n).checked, winner: $(".winner-pick", n).checked, touched: n.dataset.touched === "yes" };
   });
   box.replaceChildren(...(table.seats || []).map((s) => {
-    const scan = s.scan || s.count || {};
-    const cards = s.hand || scan.cards || [].concat(...(s.melds || []).map((m) => m.cards || []), (s.loose || []).map((c) => c.card || c));
-    const arrangement = scan.melds || s.arrangement || [];
-    const items = scan.maal_items || s.maal_items || [];
-    const maal = scan.maal !== undefined ? scan.maal : s.maal;
-    const canSee = scan.can_see_joker !== undefined ? scan.can_see_joker : s.can_see_joker;
+    const count = s.count || null;
+    const cards = [].concat(...(s.melds || []).map((m) => m.cards || []), (s.loose || []).map((c) => c.card || c));
+    const arrangement = (count && count.arrangement) || [];
+    const items = (count && count.maal_items) || [];
     const p = prev[s.player] || {};
-    const seen = p.seen !== undefined ? p.seen : (s.seen !== undefined ? s.seen : !!canSee);
-    return el("article", { class: "seat count", dataset: { player: s.player } },
+    const seen = p.touched ? p.seen : !!(count && count.seen);
+    const isWinner = p.touched ? p.winner : (table.winner ? table.winner === s.player : cands.length === 1 && cands[0] === s.player);
+    const node = el("article", { class: "seat count", dataset: { player: s.player, touched: p.touched ? "yes" : "no" } },
       el("header", {}, el("b", {}, s.player), el("span", { class: "count" }, cards.length + " " + T("cards_short"))),
-      el("div", { class: "cards" }, cards.map((c) => cardNode(c))),
+      cards.length ? el("div", { class: "cards" }, cards.map((c) => cardNode(c))) : el("p", { class: "hint" }, T("not_scanned")),
       arrangement.length ? el("div", { class: "arrangement" }, el("span", { class: "hint" }, T("arrangement") + ": "),
-        arrangement.map((m) => el("span", { class: "group" }, (m.cards || m).map((c) => cardNode(c))))) : null,
-      el("div", { class: "maal" }, T("maal") + ": ", el("b", {}, maal === undefined || maal === null ? "–" : String(maal)),
-        items.length ? el("ul", {}, items.map((it) => el("li", {}, TK("item_", it.item) + " " + (it.cards || []).join(" ") + " = " + it.points))) : null),
-      canSee !== undefined ? el("p", { class: "hint" }, canSee ? T("can_see") : T("cannot_see")) : null,
+        arrangement.map((m, i) => el("span", { class: "group", title: ((count.kinds || [])[i] || "") }, m.map((c) => cardNode(c))))) : null,
+      count ? el("div", { class: "maal" }, T("maal") + ": ", el("b", { class: "maal-points" }, String(count.maal)),
+        count.maal_paid !== count.maal ? el("span", { class: "hint" }, " (" + T("maal_paid") + " " + count.maal_paid + ")") : null,
+        items.length ? el("ul", {}, items.map((it) => el("li", {}, TK("item_", it.item) + " ", (it.cards || []).map((c) => cardNode(c)), " = " + it.points))) : null) : null,
+      count ? el("p", { class: "hint" }, count.can_finish ? T("can_finish") : T("cannot_finish")) : null,
       el("label", {}, el("input", { type: "checkbox", class: "seen", checked: seen }), " " + T("seen_joker")),
-      el("label", {}, el("input", { type: "radio", name: "winner", class: "winner-pick", value: s.player,
-        checked: p.winner || table.winner === s.player }), " " + T("ended_hand")));
+      el("label", {}, el("input", { type: "radio", name: "winner", class: "winner-pick", value: s.player, checked: isWinner }), " " + T("ended_hand")));
+    node.addEventListener("change", () => { node.dataset.touched = "yes"; });
+    return node;
   }));
-  if (table.result && table.result.net) {
+  const result = table.result;
+  if (result && result.net) {
     $("#count-result").hidden = false;
-    $("#count-nets").replaceChildren(...Object.entries(table.result.net).map(([p, v]) =>
-      el("div", { class: "balance " + (v > 0 ? "pos" : v < 0 ? "neg" : "") }, el("span", { class: "name" }, p), el("b", {}, signed(v)))));
-  }
+    $("#count-nets").replaceChildren(...Object.entries(result.net).map(([p, v]) =>
+      el("div", { class: "balance " + (v > 0 ? "pos" : v < 0 ? "neg" : ""), dataset: { player: p } }, el("span", { class: "name" }, p), el("b", {}, signed(v)))));
+  } else $("#count-result").hidden = true;
 }
 
 function initCount() {
@@ -479,7 +482,7 @@ function initCount() {
       seen[n.dataset.player] = $(".seen", n).checked;
       if ($(".winner-pick", n).checked) winner = n.dataset.player;
     });
-    const body = { seen, winner, dublee_win: $("#dublee-win").checked };
+    const body = { seen, winner };
     if ($("#tiplu").value.trim()) body.tiplu = $("#tiplu").value.trim();
     $("#count-error").hidden = true;
     const r = await post("/api/hand/confirm", body);
