@@ -86,3 +86,31 @@ def test_reparse_keeps_kind():
         again = C(" ".join(str(c) for c in cards))
         assert classify(cards, JC) == classify(again, JC) is not None
     assert natural_kind(C("QS KS AS")) == "pure_sequence"
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from referee.cards import Card, SUITS  # noqa: E402
+
+_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+
+
+def _respell(card: Card, style: int) -> str:
+    rank = str(card)[:-1]
+    if style == 1 and rank == "10":
+        rank = "T"
+    suit = _SYMBOL[card.suit] if style == 2 else card.suit
+    text = rank + suit
+    return text.lower() if style == 3 else text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 13), st.sampled_from(SUITS)), min_size=3, max_size=3),
+       st.tuples(st.integers(1, 13), st.sampled_from(SUITS)), st.integers(0, 3))
+def test_kind_survives_reparsing_and_order(raw, tiplu, style):
+    cards = [Card(r, s) for r, s in raw]
+    wild = Wild(Card(*tiplu))
+    kind = classify(cards, wild)
+    again = parse_cards([_respell(c, style) for c in reversed(cards)])
+    assert classify(again, wild) == kind
+    assert [str(c) for c in again] == [str(c) for c in reversed(cards)]
