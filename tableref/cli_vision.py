@@ -44,6 +44,7 @@ def register(sub) -> None:
     p.add_argument("--min-confidence", type=float, default=None, metavar="P",
                    help="report only cards at least this confident (default: the tuned threshold)")
     p.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")
+    _precision_arg(p)
     p.set_defaults(func=run_detect)
 
     e = sub.add_parser("evaluate", help="precision/recall of card recognition on labelled images",
@@ -59,6 +60,7 @@ def register(sub) -> None:
     e.add_argument("--min-confidence", type=float, default=None, metavar="P")
     e.add_argument("--json", metavar="OUT.json", help="also write the numbers as JSON")
     e.add_argument("--errors", metavar="DIR", help="write annotated images of every miss and false card here")
+    _precision_arg(e)
     e.set_defaults(func=run_evaluate)
 
     b = sub.add_parser("bench-detect", help="speed of card recognition on 2 CPU threads",
@@ -69,7 +71,13 @@ def register(sub) -> None:
     b.add_argument("--threads", type=int, default=2)
     b.add_argument("--models", metavar="DIR")
     b.add_argument("--json", metavar="OUT.json", help="also write the numbers as JSON")
+    _precision_arg(b)
     b.set_defaults(func=run_bench)
+
+
+def _precision_arg(p) -> None:
+    p.add_argument("--precision", choices=("auto", "fp32", "int8"), default="auto",
+                   help="model precision: auto (int8 copies where valid, else float; default), fp32, int8")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -147,14 +155,15 @@ def write_image(path: str, image) -> None:
     buf.tofile(path)
 
 
-def load_recognizer(models: str | None, threads: int = 2, min_confidence: float | None = None):
+def load_recognizer(models: str | None, threads: int = 2, min_confidence: float | None = None,
+                    precision: str = "auto"):
     """A CardRecognizer, or print a clear message and return None."""
     try:
         from vision.detector import CardRecognizer, ModelError, RecognizerConfig
     except ImportError as exc:  # e.g. onnxruntime missing
         print(f"error: card recognition is unavailable: {exc}", file=sys.stderr)
         return None
-    cfg = RecognizerConfig()
+    cfg = RecognizerConfig(precision=precision)
     if min_confidence is not None:
         cfg.min_card_confidence = min_confidence
     try:
@@ -178,9 +187,10 @@ def _table(path, w, h, ms, cards) -> str:
 
 
 def run_detect(args) -> int:
-    rec = load_recognizer(args.models, args.threads, args.min_confidence)
+    rec = load_recognizer(args.models, args.threads, args.min_confidence, args.precision)
     if rec is None:
         return EXIT_NO_MODEL
+    rec.warmup()
     failed = 0
     several = len(args.images) > 1
     for path in args.images:
@@ -228,7 +238,7 @@ def run_evaluate(args) -> int:
         else:
             print("error: give --real DIR and/or --synthetic DIR", file=sys.stderr)
             return 2
-    rec = load_recognizer(args.models, 2, args.min_confidence)
+    rec = load_recognizer(args.models, 2, args.min_confidence, args.precision)
     if rec is None:
         return EXIT_NO_MODEL
     results = {}
@@ -252,7 +262,7 @@ def run_bench(args) -> int:
     from vision import evaluation
 
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
-    rec = load_recognizer(args.models, args.threads)
+    rec = load_recognizer(args.models, args.threads, precision=args.precision)
     if rec is None:
         return EXIT_NO_MODEL
     frames = []

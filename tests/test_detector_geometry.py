@@ -24,6 +24,15 @@ def test_letterbox_roundtrip_and_padding():
     assert back == pytest.approx([300, 100, 500, 200], abs=1e-3)
 
 
+def test_letterbox_rect_for_dynamic_models():
+    v = letterbox_view(1280, 720, 640, rect_stride=32)
+    assert (v.width_px, v.height_px) == (640, 384)
+    out = render_view(np.full((720, 1280, 3), 255, np.uint8), v)
+    assert out.shape == (384, 640, 3)
+    assert (out[:12] == 114).all() and (out[12:372] == 255).all() and (out[372:] == 114).all()
+    assert v.to_source(v.to_input(np.array([[10, 20, 30, 40]])))[0] == pytest.approx([10, 20, 30, 40], abs=1e-3)
+
+
 def test_letterbox_smaller_scale_shrinks():
     v = letterbox_view(640, 480, 640, scale=0.5)
     out = render_view(np.full((480, 640, 3), 255, np.uint8), v)

@@ -63,7 +63,16 @@ class View:
     x0: float
     y0: float
     scale: float
-    size: int
+    size: int                 # input width (and height unless ``height`` is given)
+    height: int | None = None
+
+    @property
+    def width_px(self) -> int:
+        return self.size
+
+    @property
+    def height_px(self) -> int:
+        return self.height or self.size
 
     def to_source(self, boxes: np.ndarray) -> np.ndarray:
         """Map (N, 4) x1, y1, x2, y2 boxes from input pixels back to source pixels."""
@@ -83,29 +92,36 @@ class View:
         return out
 
     def source_rect(self) -> tuple[float, float, float, float]:
-        side = self.size / self.scale
-        return (self.x0, self.y0, self.x0 + side, self.y0 + side)
+        return (self.x0, self.y0, self.x0 + self.width_px / self.scale, self.y0 + self.height_px / self.scale)
 
 
-def letterbox_view(width: int, height: int, size: int, scale: float | None = None) -> View:
+def letterbox_view(width: int, height: int, size: int, scale: float | None = None,
+                   rect_stride: int | None = None) -> View:
     """The centred letterbox of a ``width``×``height`` image in a ``size``² input.
 
     ``scale`` defaults to the largest that fits the whole image; a smaller one
-    shrinks the image further (more padding).
+    shrinks the image further (more padding). With ``rect_stride`` (models with a
+    dynamic input shape) the input is only as large as the scaled image, rounded
+    up to that stride, instead of square.
     """
     if scale is None:
         scale = size / max(width, height)
     new_w, new_h = width * scale, height * scale
-    pad_x = (size - new_w) / 2.0
-    pad_y = (size - new_h) / 2.0
-    return View(x0=-pad_x / scale, y0=-pad_y / scale, scale=scale, size=size)
+    in_w = in_h = size
+    if rect_stride:
+        in_w = int(math.ceil(new_w / rect_stride - 1e-6) * rect_stride)
+        in_h = int(math.ceil(new_h / rect_stride - 1e-6) * rect_stride)
+    pad_x = (in_w - new_w) / 2.0
+    pad_y = (in_h - new_h) / 2.0
+    return View(x0=-pad_x / scale, y0=-pad_y / scale, scale=scale, size=in_w,
+                height=None if in_h == in_w else in_h)
 
 
 def render_view(image: np.ndarray, view: View) -> np.ndarray:
     """Cut and resize the part of ``image`` that ``view`` shows; pad with grey."""
     h, w = image.shape[:2]
-    size = view.size
-    out = np.full((size, size, 3), PAD_VALUE, dtype=np.uint8)
+    out_w, out_h = view.width_px, view.height_px
+    out = np.full((out_h, out_w, 3), PAD_VALUE, dtype=np.uint8)
     sx1, sy1, sx2, sy2 = view.source_rect()
     cx1, cy1 = max(0, int(math.floor(sx1))), max(0, int(math.floor(sy1)))
     cx2, cy2 = min(w, int(math.ceil(sx2))), min(h, int(math.ceil(sy2)))
@@ -114,8 +130,8 @@ def render_view(image: np.ndarray, view: View) -> np.ndarray:
     # destination rectangle of the clipped source region
     dx1 = int(round((cx1 - view.x0) * view.scale))
     dy1 = int(round((cy1 - view.y0) * view.scale))
-    dx2 = min(size, int(round((cx2 - view.x0) * view.scale)))
-    dy2 = min(size, int(round((cy2 - view.y0) * view.scale)))
+    dx2 = min(out_w, int(round((cx2 - view.x0) * view.scale)))
+    dy2 = min(out_h, int(round((cy2 - view.y0) * view.scale)))
     dx1, dy1 = max(0, dx1), max(0, dy1)
     if dx2 <= dx1 or dy2 <= dy1:
         return out
@@ -215,7 +231,6 @@ def drop_cut_at_tile_edges(boxes: np.ndarray, view: View, width: int, height: in
     """
     if len(boxes) == 0:
         return np.zeros(0, dtype=bool)
-    size = view.size
     sx1, sy1, sx2, sy2 = view.source_rect()
     ok = np.ones(len(boxes), dtype=bool)
     if sx1 > 0.5:
@@ -223,9 +238,9 @@ def drop_cut_at_tile_edges(boxes: np.ndarray, view: View, width: int, height: in
     if sy1 > 0.5:
         ok &= boxes[:, 1] > margin
     if sx2 < width - 0.5:
-        ok &= boxes[:, 2] < size - margin
+        ok &= boxes[:, 2] < view.width_px - margin
     if sy2 < height - 0.5:
-        ok &= boxes[:, 3] < size - margin
+        ok &= boxes[:, 3] < view.height_px - margin
     return ok
 
 
@@ -236,6 +251,37 @@ def box_size(boxes: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- models
+
+
+def file_sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def int8_variant(path: Path) -> Path | None:
+    """``<stem>.int8.onnx`` beside ``path`` if it is a quantized copy of exactly this model.
+
+    ``scripts/quantize_recognition.py`` writes the source model's SHA-256 into the
+    quantized model's metadata; a stale copy (the model was retrained) is ignored.
+    """
+    q = path.with_name(path.stem + ".int8.onnx")
+    if not q.exists() or not path.exists():
+        return None
+    try:
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.log_severity_level = 3
+        meta = ort.InferenceSession(str(q), sess_options=opts, providers=["CPUExecutionProvider"]).get_modelmeta()
+        src = meta.custom_metadata_map.get("source_sha256")
+    except Exception:  # unreadable quantized file: fall back to the float model
+        return None
+    return q if src == file_sha256(path) else None
 
 
 def _session(path: Path, threads: int):
@@ -271,6 +317,7 @@ class RecognizerConfig:
     blind_tile_min_side: int = 1600  # frames this large are tiled even if the first pass finds nothing
     tiling: bool = True
     classify_batch: int = 64
+    precision: str = "auto"         # "auto": int8 copies where valid, else float; "fp32"; "int8"
 
 
 @dataclass
@@ -309,17 +356,22 @@ class CardRecognizer:
             cls = spec["classifier"]
         except (KeyError, TypeError) as exc:
             raise ModelError(f"{spec_path} lacks the 'detector' or 'classifier' section") from exc
-        self.det_session = _session(self.models_dir / det["file"], threads)
-        self.cls_session = _session(self.models_dir / cls["file"], threads)
+        self.det_path = self._model_file(det["file"])
+        self.cls_path = self._model_file(cls["file"])
+        self.det_session = _session(self.det_path, threads)
+        self.cls_session = _session(self.cls_path, threads)
         self.det_input = self.det_session.get_inputs()[0].name
         self.cls_input = self.cls_session.get_inputs()[0].name
         shape = self.det_session.get_inputs()[0].shape
         imgsz = det.get("imgsz", 640)
         if isinstance(imgsz, (list, tuple)):
             imgsz = imgsz[0]
-        if isinstance(shape[-1], int):
+        self.dynamic = not (isinstance(shape[-1], int) and isinstance(shape[-2], int))
+        if not self.dynamic:
             imgsz = shape[-1]
         self.imgsz = int(imgsz)
+        # a model with a dynamic input shape reads a 16:9 frame in a 16:9 input (less work)
+        self.rect_stride = int(det.get("stride", 32)) if self.dynamic else None
         self.crop_size = int(cls.get("imgsz", CROP_SIZE))
         self.crop_margin = float(cls.get("margin", CROP_MARGIN))
         self.names: list[str] = list(cls["names"])
@@ -335,12 +387,28 @@ class CardRecognizer:
         self.index_px_max = c.index_px_max or float(band.get("max", 110.0))
         self.last_stats = RecognitionStats()
 
+    def _model_file(self, name: str) -> Path:
+        path = self.models_dir / name
+        if not path.exists():
+            raise ModelError(f"model file {path} is missing")
+        precision = self.config.precision
+        if precision == "fp32":
+            return path
+        q = int8_variant(path)
+        if q is not None:
+            return q
+        if precision == "int8":
+            raise ModelError(f"no valid int8 copy of {path} (run scripts/quantize_recognition.py)")
+        return path
+
     # -- low level -------------------------------------------------------------
 
     def detect_view(self, image: np.ndarray, view: View) -> tuple[np.ndarray, np.ndarray]:
         """Run the detector on one view; boxes in INPUT pixels of the view, scores."""
         inp = render_view(image, view)
-        blob = np.ascontiguousarray(inp[:, :, ::-1].transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
+        blob = inp[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32)
+        blob *= 1.0 / 255.0
+        blob = np.ascontiguousarray(blob)
         out = self.det_session.run(None, {self.det_input: blob})[0]
         self.last_stats.detector_runs += 1
         boxes, scores = decode_yolo(out, self.config.det_conf)
@@ -388,7 +456,7 @@ class CardRecognizer:
         h, w = image.shape[:2]
         c = self.config
         S = self.imgsz
-        full = letterbox_view(w, h, S)
+        full = letterbox_view(w, h, S, rect_stride=self.rect_stride)
         stats = self.last_stats
         boxes, scores, sizes = self.detect_views(image, [full])
         stats.passes.append(f"full@{full.scale:.3f}")
@@ -411,7 +479,7 @@ class CardRecognizer:
                 second = self._tiles(w, h, scale, overlap)
             elif med > self.index_px_max:
                 scale = full.scale * self.index_px_target / med
-                second = [letterbox_view(w, h, S, scale=scale)]
+                second = [letterbox_view(w, h, S, scale=scale, rect_stride=self.rect_stride)]
         if not second:
             return boxes, scores
         stats.passes.append(f"{len(second)}x@{second[0].scale:.3f}")
@@ -431,6 +499,12 @@ class CardRecognizer:
         return views
 
     # -- public ----------------------------------------------------------------
+
+    def warmup(self) -> None:
+        """One run of each model on blank input (the first ONNX Runtime run is slow)."""
+        blank = np.full((self.imgsz, self.imgsz, 3), PAD_VALUE, np.uint8)
+        self.detect_view(blank, letterbox_view(self.imgsz, self.imgsz, self.imgsz))
+        self.classify(blank, np.array([[0, 0, 20, 40]], np.float32))
 
     def read_indices(self, image: np.ndarray) -> list[IndexReading]:
         """Detected and classified corner indices (``none`` dropped)."""

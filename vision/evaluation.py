@@ -350,6 +350,23 @@ def compose_meld_scene(faces: dict, cards: list[str], width: int, height: int, c
     return img, truths
 
 
+def compose_random_scene(faces: dict, n_cards: int, width: int, height: int, card_h: float,
+                         seed: int = 0, kind: str | None = None) -> tuple[np.ndarray, list[Truth]]:
+    """Cards dropped at random places and angles (overlaps happen); truths in paint order."""
+    rng = np.random.default_rng(seed)
+    img = table_background(width, height, seed, kind or ("wood" if rng.random() < 0.4 else "felt"))
+    names = list(faces)
+    truths = []
+    for _ in range(n_cards):
+        card = names[int(rng.integers(len(names)))]
+        centre = (float(rng.uniform(card_h * 0.3, width - card_h * 0.3)),
+                  float(rng.uniform(card_h * 0.3, height - card_h * 0.3)))
+        h = card_h * float(rng.uniform(0.85, 1.15))
+        quad = paste_card(img, faces[card], centre, float(rng.uniform(-180, 180)), h)
+        truths.append(Truth(card, [tuple(p) for p in quad]))
+    return img, truths
+
+
 # --------------------------------------------------------------------------- speed
 
 
