@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from referee.errors import RefereeError
 from tableref.cli import main
@@ -100,10 +100,10 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=23) | st.dictionaries(
         st.sampled_from(["name", "maal", "seen", "hand", "exposed_tunnelas", "tiplu", "cards", "rules",
                          "winner", "players", "dublee_win", "alter", "unseen_maal"]), inner, max_size=6),
-    max_leaves=40)
+    max_leaves=12)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.sampled_from(["hand", "settle"]), st.dictionaries(
     st.sampled_from(["tiplu", "cards", "exposed_tunnelas", "seen", "rules", "winner", "players", "dublee_win"]),
     json_values, max_size=8))
@@ -115,3 +115,31 @@ def test_fuzz_never_crashes(action, request_):
         assert exc.message
     else:
         assert isinstance(out, dict)
+
+
+VALID = {
+    "hand": {"tiplu": "JC", "cards": HAND, "exposed_tunnelas": [], "seen": True, "rules": {}},
+    "settle": {"winner": "p1", "tiplu": "JC", "dublee_win": False, "rules": {},
+               "players": [{"name": "p1", "hand": HAND}, {"name": "p2", "maal": 3, "seen": False}]},
+}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(["hand", "settle"]), st.data())
+def test_fuzz_one_field_of_a_valid_request(action, data):
+    request_ = json.loads(json.dumps(VALID[action]))
+    key = data.draw(st.sampled_from(sorted(request_)))
+    if key == "players" and data.draw(st.booleans()):
+        sub = data.draw(st.sampled_from(["name", "maal", "seen", "hand", "exposed_tunnelas"]))
+        request_["players"][data.draw(st.integers(0, 1))][sub] = data.draw(json_values)
+    elif key == "cards" and data.draw(st.booleans()):
+        request_["cards"][data.draw(st.integers(0, 20))] = data.draw(json_values)
+    else:
+        request_[key] = data.draw(json_values)
+    try:
+        out = COMMANDS[action][0](request_)
+    except RefereeError as exc:
+        assert exc.message
+    else:
+        assert isinstance(out, dict)
+        json.dumps(out)
