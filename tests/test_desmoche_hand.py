@@ -470,3 +470,66 @@ def test_draw_must_match_a_known_stock():
     h = new_hand()
     with pytest.raises(IllegalAction, match="top card of the stock is 3D"):
         h.draw("b", "9H")
+
+
+def test_automatic_wins_off_refuses_declarations():
+    hands = {"b": "AS 3C 4D 7H 8S 10D JS QH KD", "a": "6H 7C 9S 2C 4C QS 8D JD AC",
+             "c": "2H 3D 4H 7S 8C 10H JC QD KH"}
+    h = new_hand(hands=hands, stock="4S", passes={"b": "3C", "a": "AC", "c": "2H"},
+                 rules={"automatic_wins": False})
+    with pytest.raises(IllegalAction, match="not played at this table"):
+        h.declare_autowin("b")
+
+
+def test_disqualified_and_passed_players_are_skipped():
+    h = new_hand(stock="KH 9H 2H 10S")
+    h.disqualify("a", "looked through the discard pile")
+    h.draw("b")                                    # KH
+    h.decline("b")
+    assert h.offer.pending == ["c"]                # a is out
+    h.decline("c")
+    assert h.turn == "c"                           # right of b is a, who is out
+    with pytest.raises(IllegalAction, match="disqualified"):
+        h.draw("a")
+
+
+def test_jugar_todo_off_in_a_hand():
+    hands = {"b": "AS 2S 3S 5H 5D 5C 9C 10C 7D", "a": "6H 7H 9S 2C 4C QS 8D JD AC",
+             "c": "3H 4H 3C 8S 8C JC 4D 6D KS"}
+    h = new_hand(hands=hands, stock="4S 9H", passes={"b": "7D", "a": "JD", "c": "JC"},
+                 rules={"jugar_todo": False}, stake=2)
+    h.draw("b")
+    assert h.take("b", [["AS", "2S", "3S", "4S"], ["5H", "5C", "5D"], ["9C", "10C", "JC"]])
+    s = h.settle()
+    assert s.bonuses == [] and s.net == {"a": -2, "b": 4, "c": -2}
+
+
+def test_only_player_left_wins_without_bonuses():
+    h = DesmocheHand(["a", "b"], dealer="b")
+    h.deal_random(random.Random(3))
+    h.cambio("a", h.hands["a"][0]); h.cambio("b", h.hands["b"][0])
+    h.draw("a")
+    h.card_into_hand("a")
+    assert h.phase == "over" and h.winner == "b"
+    s = h.settle()
+    assert s.bonuses == [] and s.net == {"a": -1, "b": 1}
+
+
+def test_disqualified_drawer_card_goes_to_the_others():
+    h = new_hand()
+    h.draw("b")                                    # 3D
+    h.card_into_hand("b", "3D")
+    assert h.offer.pending == ["a", "c"] and not h.offer.drawer_stage
+    h.decline("a")
+    h.take("c", [["3H", "3S", "3D", "3C"]])
+    h.pay("c", "6D")
+    h.decline("a")
+    assert h.turn == "a"                           # right of c is b, who is out
+
+
+def test_disqualified_while_paying_passes_the_turn():
+    h = new_hand()
+    h.draw("b"); h.decline("b"); h.decline("a")
+    h.take("c", [["3H", "3S", "3D", "3C"]])
+    h.disqualify("c", "showed a wrong number of cards")
+    assert h.must_pay is None and h.turn == "b"

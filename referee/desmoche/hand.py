@@ -523,20 +523,27 @@ class DesmocheHand:
     def _disqualify(self, player, reason):
         self.disqualified[player] = reason
         self._log(f"{player} is disqualified: {reason}")
-        if self.must_pay == player:
-            self.must_pay = None
-        off = self.offer
-        if off is not None and player in off.pending:
-            off.pending.remove(player)
-            if not off.drawer_stage:
-                self._resolve_offer()
-        if self.phase == "play" and self.turn == player and self.offer is None and not self.must_pay:
-            self._next_turn_after(player)
+        if self.phase != "play":
+            return
         live = [p for p in self.players if p not in self.disqualified]
-        if self.phase == "play" and len(live) == 1:
+        if len(live) == 1:
             self.winner = live[0]
             self.phase = "over"
+            self.offer = None
+            self.must_pay = None
             self._log(f"{live[0]} is the only player left")
+            return
+        was_paying = self.must_pay == player
+        if was_paying:
+            self.must_pay = None
+        off = self.offer
+        if off is not None and off.drawer_stage and off.owner == player:
+            self._offer_discard(off.card, player)          # the others may still use the drawn card
+        elif off is not None and player in off.pending:
+            off.pending.remove(player)
+            self._resolve_offer()
+        elif was_paying or (self.turn == player and off is None):
+            self._next_turn_after(player)
 
     # -- the end -----------------------------------------------------------
     def settle(self, side_games: Sequence[SideGame] = ()) -> Settlement:

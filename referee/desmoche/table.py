@@ -45,6 +45,12 @@ Semantics:
 * ``winner``: a player whose table is exactly 10 cards, all in valid melds. The
   table at that moment is kept for the settlement (Mico, Color and Arriba del
   Palo are judged on it).
+* Merging two melds (``5H 6H 7H`` + ``8H 9H 10H`` seen as one meld) is reported as
+  ``moved_into_existing_meld``: if the camera groups cards into melds by distance,
+  keep neighbouring melds apart before calling :meth:`TableReferee.observe`.
+* :meth:`TableReferee.settle` raises :class:`referee.errors.RefereeError` when the
+  winner's table is not a win (override ``winner=`` with a player who has one, or
+  ``None`` for a hand that ended with the stock).
 """
 from __future__ import annotations
 
