@@ -150,13 +150,13 @@ class TableLayout:
             a0 = math.pi / 2 + z.seat * 2 * math.pi / n_seats
             edge = self._ray(cx, cy, a0, W, H)
             g = SeatGeometry(z.seat, f, r, edge)
-            depth = self.card_h * 0.5 + 14
+            depth = self.card_h * 0.5 + 20
             for _ in range(max_rows):
                 row = self._row(z, edge, f, r, depth)
                 if row is None:
                     break
                 g.rows.append(row)
-                depth += self.card_h * 1.08
+                depth = float(np.dot(row[0] - edge, f)) + self.card_h * 1.08
             self.seats.append(g)
         # the centre: stock and face-up cards
         c = self.zones.centre.polygon.mean(axis=0)
@@ -192,7 +192,7 @@ class TableLayout:
         # for corner seats move the row inward until its middle lies in the zone
         for extra in range(0, 400, 10):
             c = edge + f * (depth + extra)
-            if self._inside(zone, c, self.card_w * 0.6):
+            if self._inside(zone, c, self.card_w * 0.6) and self._card_fits(zone, c, f, r):
                 break
         else:
             return None
@@ -222,75 +222,119 @@ class TableLayout:
 
 
 class StickyPlacer:
-    """Keeps every meld where it was first laid (real players do not shove cards about)."""
+    """Keeps every card where it was laid (real players do not shove cards about).
+
+    Each card keeps its place along its seat's rows; a card added to a meld goes
+    next to the meld's end it extends; a card taken out of a meld leaves a gap.
+    New melds go into the first free stretch of a row. Only when a growing meld
+    would run into its neighbour are the later melds of that row nudged along.
+    """
 
     def __init__(self, layout: TableLayout):
         self.layout = layout
-        self.anchor: dict[int, dict[tuple, tuple[int, float]]] = {}   # seat -> meld key -> (row, t_left)
-        self.prev: dict[int, list[list[str]]] = {}
+        self.pos: dict[int, dict[tuple[str, int], tuple[int, float]]] = {}   # seat -> card key -> (row, t)
+        self.melds: dict[int, list[list[tuple[str, int]]]] = {}
 
-    def _match(self, seat: int, melds: list[list[str]]):
-        prev = self.prev.get(seat, [])
-        anchors = self.anchor.get(seat, {})
-        used = set()
+    @staticmethod
+    def _keys(melds: list[list[str]]) -> list[list[tuple[str, int]]]:
+        seen: dict[str, int] = {}
         out = []
         for m in melds:
-            best, bestk = None, 0
-            for j, pm in enumerate(prev):
-                k = len(set(m) & set(pm))
-                if k > bestk and j not in used:
-                    best, bestk = j, k
-            if best is not None:
-                used.add(best)
-                pm = prev[best]
-                row, tl = anchors[tuple(pm)]
-                # cards that appeared left of the first old card shift the anchor left
-                first_old = next((i for i, c in enumerate(m) if c in pm), 0)
-                old_first_pos = pm.index(m[first_old]) if m[first_old] in pm else 0
-                tl = tl - (first_old - old_first_pos) * self.layout.off
-                out.append((row, tl))
-            else:
-                out.append(None)
+            row = []
+            for c in m:
+                k = seen.get(c, 0)
+                seen[c] = k + 1
+                row.append((c, k))
+            out.append(row)
         return out
 
-    def place(self, table: list[list[list[str]]]) -> list[list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]]]:
+    def place(self, table: list[list[list[str]]]):
         """Plane positions: per seat, per meld, per card (centre, up, right)."""
         L = self.layout
         result = []
         for s, melds in enumerate(table):
             g = L.seats[s]
-            placed = self._match(s, melds)
-            # free space per row: right end of what is already there
-            ends = {ri: t0 for ri, (_, t0, _) in enumerate(g.rows)}
-            for m, p in zip(melds, placed):
-                if p is not None:
-                    row, tl = p
-                    ends[row] = max(ends[row], tl + L.card_w + (len(m) + 0.6) * L.off + L.gap)
-            new_anchor = {}
-            seat_out = []
-            for m, p in zip(melds, placed):
-                if p is None:
-                    width = L.card_w + (len(m) - 1) * L.off
-                    row = None
-                    for ri, (_, t0, t1) in enumerate(g.rows):
-                        if ends[ri] + width <= t1:
-                            row = ri
+            old = self.pos.get(s, {})
+            keys = self._keys(melds)
+            new: dict[tuple[str, int], tuple[int, float]] = {}
+            todo = []
+            # each old meld is continued by the new meld sharing most of its cards
+            old_melds = self.melds.get(s, [])
+            best_for_old: dict[int, tuple[int, int]] = {}
+            for mi, mk in enumerate(keys):
+                for oi, om in enumerate(old_melds):
+                    k = len(set(mk) & set(om))
+                    if k and (oi not in best_for_old or k > best_for_old[oi][0]):
+                        best_for_old[oi] = (k, mi)
+            continuing = {mi: oi for oi, (k, mi) in best_for_old.items()}
+            for mi, mk in enumerate(keys):
+                oi = continuing.get(mi)
+                known = [i for i, k in enumerate(mk) if k in old and oi is not None and k in old_melds[oi]]
+                if not known:
+                    todo.append(mk)
+                    continue
+                rows = [old[mk[i]][0] for i in known]
+                row = max(set(rows), key=rows.count)
+                for i in known:
+                    new[mk[i]] = (row, old[mk[i]][1])
+                first, last = known[0], known[-1]
+                for i in range(first - 1, -1, -1):
+                    new[mk[i]] = (row, new[mk[i + 1]][1] - L.off)
+                for i in range(last + 1, len(mk)):
+                    new[mk[i]] = (row, new[mk[i - 1]][1] + L.off)
+                for i in range(first, last):
+                    if mk[i] not in new:
+                        j = next(j for j in range(i + 1, last + 1) if mk[j] in new)
+                        new[mk[i]] = (row, new[mk[i - 1]][1] + (new[mk[j]][1] - new[mk[i - 1]][1]) / (j - i + 1))
+            # nudge melds that run into the next one in their row
+            spans = []
+            for mk in keys:
+                if mk and mk[0] in new:
+                    ts = [new[k][1] for k in mk]
+                    spans.append([new[mk[0]][0], min(ts), max(ts), mk])
+            for ri in range(len(g.rows)):
+                row_spans = sorted([sp for sp in spans if sp[0] == ri], key=lambda sp: sp[1])
+                for a, b in zip(row_spans, row_spans[1:]):
+                    need = a[2] + L.card_w + L.gap - b[1]
+                    if need > 0:
+                        for k in b[3]:
+                            new[k] = (ri, new[k][1] + need)
+                        b[1] += need
+                        b[2] += need
+            # new melds: first free stretch
+            for mk in todo:
+                width = L.card_w + (len(mk) - 1) * L.off
+                placed = False
+                for ri, (_, t0, t1) in enumerate(g.rows):
+                    occ = sorted((min(new[k][1] for k in sp[3]) - L.card_w / 2, max(new[k][1] for k in sp[3])
+                                  + L.card_w / 2) for sp in spans if sp[0] == ri)
+                    start = t0
+                    for a, b in occ + [(t1 + 1e9, t1 + 1e9)]:
+                        room_end = min(a - L.gap - 2 * L.off, t1)
+                        if start + width <= room_end:
+                            placed = True
                             break
-                    if row is None:      # squeeze into the row with most room
-                        row = max(range(len(g.rows)), key=lambda ri: g.rows[ri][2] - ends[ri])
-                    tl = ends[row]
-                    ends[row] = tl + width + 0.6 * L.off + L.gap
-                    p = (row, tl)
-                row, tl = p
-                new_anchor[tuple(m)] = (row, tl)
-                c, _, _ = g.rows[row]
+                        start = max(start, b + L.gap + 2 * L.off)
+                    if placed:
+                        break
+                if not placed:    # squeeze into the row with most room at its end
+                    ri = max(range(len(g.rows)), key=lambda r: g.rows[r][2] - max(
+                        [max(new[k][1] for k in sp[3]) for sp in spans if sp[0] == r] + [g.rows[r][1]]))
+                    ends = [max(new[k][1] for k in sp[3]) + L.card_w / 2 for sp in spans if sp[0] == ri]
+                    start = max(ends + [g.rows[ri][1]]) + L.gap
+                for i, k in enumerate(mk):
+                    new[k] = (ri, start + L.card_w / 2 + i * L.off)
+                spans.append([ri, new[mk[0]][1], new[mk[-1]][1], mk])
+            self.pos[s] = new
+            self.melds[s] = [list(mk) for mk in keys]
+            seat_out = []
+            for mk in keys:
                 cards = []
-                for k in range(len(m)):
-                    t = tl + L.card_w / 2 + k * L.off
+                for k in mk:
+                    ri, t = new[k]
+                    c, _, _ = g.rows[ri]
                     cards.append((c + g.right * t, g.forward, g.right))
                 seat_out.append(cards)
-            self.anchor[s] = new_anchor
-            self.prev[s] = [list(m) for m in melds]
             result.append(seat_out)
         return result
 

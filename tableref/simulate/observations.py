@@ -1,0 +1,61 @@
+"""Synthetic observations: what a perfect recogniser would report for a simulated hand.
+
+:func:`script_observations` turns a bot script into a sequence of
+:class:`vision.types.FrameObservation` with the exact card positions the
+renderer uses (camera untilted), including frames where the acting player's
+hand hides their cards. It lets tests and the evaluation separate tracking and
+refereeing from recognition: the same script through the real tracker and the
+session must give the truth exactly.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from vision.types import DetectedCard, FrameObservation
+
+from .render import FPS, FRAME_SIZE, StickyPlacer, TableLayout, _card_corners
+
+
+def script_observations(script, fps: float = FPS, hold: int = 8, hidden: int = 3, size=FRAME_SIZE):
+    """Yield FrameObservations for ``script`` (see the module docstring)."""
+    n = len(script.players)
+    card_h = 104.0
+    if script.game == "marriage":
+        card_h = {2: 92.0, 3: 84.0, 4: 78.0, 5: 70.0}.get(n, 78.0)
+    layout = TableLayout(n, size, card_h, 0.34, max_rows=4 if script.game == "marriage" else 3)
+    placer = StickyPlacer(layout)
+    W, H = size
+    k = 0
+    prev_cards: list[DetectedCard] = []
+    prev_seat_of: list[int | None] = []
+    for kf in script.keyframes:
+        placed = placer.place(kf.table)
+        cards, seat_of = [], []
+        for s, melds in enumerate(placed):
+            for m, row in enumerate(melds):
+                for i, (c, up, right) in enumerate(row):
+                    q = _card_corners(c, up, right, layout.card_w, layout.card_h)
+                    cards.append(_det(kf.table[s][m][i], q))
+                    seat_of.append(s)
+        c0 = layout.centre
+        for i, lab in enumerate(kf.centre):
+            pos = c0 + np.array([layout.card_w * 0.75 + i * layout.card_w * 1.15, 0.0])
+            q = _card_corners(pos, np.array([0.0, -1.0]), np.array([1.0, 0.0]), layout.card_w, layout.card_h)
+            cards.append(_det(lab, q))
+            seat_of.append(None)
+        if kf.actor is not None and k > 0:
+            for _ in range(hidden):     # the hand covers the actor's cards
+                vis = [d for d, s in zip(prev_cards, prev_seat_of) if s != kf.actor]
+                yield FrameObservation(k / fps, W, H, vis, 1.0, False)
+                k += 1
+        for _ in range(hold):
+            yield FrameObservation(k / fps, W, H, list(cards), 1.0, False)
+            k += 1
+        prev_cards, prev_seat_of = cards, seat_of
+
+
+def _det(label: str, quad: np.ndarray) -> DetectedCard:
+    x1, y1 = quad.min(axis=0)
+    x2, y2 = quad.max(axis=0)
+    return DetectedCard(label, 0.95, (float(x1), float(y1), float(x2), float(y2)),
+                        [[float(x), float(y)] for x, y in quad])
