@@ -55,6 +55,9 @@ def register(sub) -> None:
     e.add_argument("--synthetic", metavar="DIR", action="append", default=[],
                    help="labelled scenes: images with a <stem>.json card list beside them or in cards/ "
                         "(see vision.evaluation.scene_dir_pairs); repeatable")
+    e.add_argument("--render", type=int, default=0, metavar="N",
+                   help="also render N synthetic scenes (1280x720) with the training-data renderer, "
+                        "on seeds the training set does not use, and score them at card level")
     e.add_argument("--limit", type=int, default=0, help="evaluate at most N images per set")
     e.add_argument("--models", metavar="DIR")
     e.add_argument("--min-confidence", type=float, default=None, metavar="P")
@@ -231,7 +234,7 @@ def run_detect(args) -> int:
 def run_evaluate(args) -> int:
     from vision import evaluation
 
-    if not args.real and not args.synthetic:
+    if not args.real and not args.synthetic and not args.render:
         default_real = Path(__file__).resolve().parents[2] / "shared" / "data" / "real-photos-rank-only"
         if default_real.exists():
             args.real = [str(default_real)]
@@ -246,6 +249,10 @@ def run_evaluate(args) -> int:
         for d in args.synthetic:
             pairs = evaluation.scene_dir_pairs(d, limit=args.limit)
             results[f"synthetic:{d}"] = evaluation.evaluate_scenes(rec, pairs, errors_dir=args.errors)
+        if args.render:
+            items = evaluation.render_synthetic_scenes(args.render)
+            results[f"synthetic: {args.render} rendered scenes 1280x720"] = evaluation.evaluate_images(
+                rec, items, errors_dir=args.errors, desc="rendered scenes")
         for d in args.real:
             results[f"real:{d}"] = evaluation.evaluate_rank_photos(rec, d, limit=args.limit, errors_dir=args.errors)
     except evaluation.DatasetError as exc:

@@ -317,6 +317,7 @@ class RecognizerConfig:
     blind_tile_min_side: int = 1600  # frames this large are tiled even if the first pass finds nothing
     tiling: bool = True
     classify_batch: int = 64
+    tta_max_crops: int = 16         # read each crop at 4 turns when there are at most this many (0 = never)
     precision: str = "auto"         # "auto": int8 copies where valid, else float; "fp32"; "int8"
 
 
@@ -433,10 +434,20 @@ class CardRecognizer:
         return boxes, scores, sizes
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        """Probabilities (N, len(names)) for index boxes in source pixels."""
+        """Probabilities (N, len(names)) for index boxes in source pixels.
+
+        With few boxes (``tta_max_crops``) each crop is also read turned by 90°,
+        180° and 270° and the four readings are averaged (geometric mean): indices
+        lie at any angle on a table, so the turned crops are as natural as the
+        original, and the vote steadies uncertain readings at little cost.
+        """
         if len(boxes) == 0:
             return np.zeros((0, len(self.names)), dtype=np.float32)
         crops = [index_crop(image, b, size=self.crop_size, margin=self.crop_margin) for b in boxes]
+        n = len(crops)
+        tta = n <= self.config.tta_max_crops
+        if tta:
+            crops = crops + [np.ascontiguousarray(np.rot90(c, k)) for k in (1, 2, 3) for c in crops[:n]]
         outs = []
         bs = self.config.classify_batch
         for i in range(0, len(crops), bs):
@@ -447,6 +458,10 @@ class CardRecognizer:
         if probs.min() < 0 or np.abs(probs.sum(axis=1) - 1).max() > 1e-2:
             e = np.exp(probs - probs.max(axis=1, keepdims=True))
             probs = e / e.sum(axis=1, keepdims=True)
+        if tta:
+            logp = np.log(np.clip(probs, 1e-6, 1.0)).reshape(4, n, -1).mean(axis=0)
+            probs = np.exp(logp)
+            probs /= probs.sum(axis=1, keepdims=True)
         return probs
 
     # -- scale policy ----------------------------------------------------------

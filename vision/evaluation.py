@@ -45,6 +45,7 @@ class Truth:
 
     label: str
     polygon: list[tuple[float, float]]
+    required: bool = True    # counts for recall (False: a card that may be reported but need not be)
 
     @classmethod
     def from_box(cls, label, box):
@@ -96,6 +97,8 @@ class Tally:
         self.images += 1
         self.ms.append(ms)
         for t, f in zip(truths, result["found"]):
+            if not t.required:
+                continue
             self.truth[t.label] += 1
             self.found[t.label] += int(f)
         for lab, c in zip(reported_labels, result["correct"]):
@@ -262,6 +265,48 @@ def scene_dir_pairs(directory: str | Path, limit: int = 0) -> list[tuple[Path, l
     if not pairs:
         raise DatasetError(f"no labelled scenes (image + <stem>.json with a 'cards' list) in {d}")
     return pairs
+
+
+def render_synthetic_scenes(n: int, width: int = 1280, height: int = 720, seed: int = 20261129,
+                            index_px: tuple[float, float] = (10.0, 70.0)):
+    """``n`` scenes from the training-data renderer (``datasets.scenes``) with card-level truths.
+
+    The seeds (``seed`` + i) are not ones the dataset build uses for training.
+    A card is *required* when one of its corner indices is a training label (at
+    least ``VISIBLE`` of it seen); cards showing less may be reported but need not be.
+    Yields (name, image, truths).
+    """
+    try:
+        from datasets import scenes
+    except ImportError as exc:
+        raise DatasetError(f"the scene renderer (datasets package) is unavailable: {exc}") from None
+    pool = scenes.DeckPool()
+    for i in range(n):
+        rng = np.random.default_rng(seed + i)
+        sc = scenes.render_scene(rng, pool, width, height, size=index_px)
+        names, required = {}, set()
+        for lab in sc.indices:
+            names[lab.card_id] = lab.card
+        for lab in sc.labels():
+            required.add(lab.card_id)
+        truths = [Truth(card, [tuple(map(float, p)) for p in sc.card_quads[cid]], cid in required)
+                  for cid, card in sorted(names.items())]
+        yield f"synthetic_{seed + i}", sc.image, truths
+
+
+def evaluate_images(rec, items, errors_dir: str | None = None, desc: str = "scenes") -> dict:
+    """Card-level precision/recall over (name, image, truths) items."""
+    tally = Tally()
+    for name, img, truths in _progress(list(items), desc):
+        t0 = time.perf_counter()
+        cards = rec.recognize(img)
+        ms = (time.perf_counter() - t0) * 1000
+        res = match([(c.card, c.centre) for c in cards], truths)
+        tally.add(res, truths, [c.card for c in cards], ms)
+        if errors_dir and (not all(f or not t.required for f, t in zip(res["found"], truths))
+                           or not all(res["correct"])):
+            _write_error_image(errors_dir, name, img, cards, truths)
+    return tally.summary()
 
 
 # --------------------------------------------------------------------------- composing scenes
