@@ -174,3 +174,28 @@ def test_bad_input_raises_referee_error():
         TableReferee(["a"])
     with pytest.raises(RefereeError):
         TableReferee(SEATS, rules={"nope": 1})
+
+
+def test_loose_cards_joining_a_meld_are_legal():
+    # the camera sees a card laid on its own before it is pushed against the meld
+    r = ref()
+    r.observe({"ana": [["8S", "9S", "10S"]]})
+    v = r.observe({"ana": [["8S", "9S", "10S"], ["JS"]]})
+    assert v.illegal == [] and not v.players["ana"].valid
+    v = r.observe({"ana": [["8S", "9S", "10S", "JS"]]})
+    assert v.illegal == [] and v.players["ana"].valid
+
+
+def test_meld_laid_card_by_card():
+    r = ref()
+    r.observe({"ana": [["QH"]]})
+    r.observe({"ana": [["QH"], ["QS"]]})
+    v = r.observe({"ana": [["QH", "QS", "QD"]]})
+    assert v.illegal == [] and v.players["ana"].melds[0].kind == "set"
+
+
+def test_merging_two_complete_melds_is_illegal():
+    r = ref()
+    r.observe({"ana": [["5H", "6H", "7H"], ["8H", "9H", "10H"]]})
+    v = r.observe({"ana": [["5H", "6H", "7H", "8H", "9H", "10H"]]})
+    assert illegal(v) == ["moved_into_existing_meld"]

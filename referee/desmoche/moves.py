@@ -10,7 +10,9 @@ laying order. Rules checked (RULES.md, "the desmoche move"):
   (the desmoche move) only if the meld it left stays valid
   (``desmoche_leaves_invalid``); moving a card into another **existing** meld,
   or merging two melds, is illegal (``moved_into_existing_meld``);
-* a meld that was valid must stay a meld (``meld_broken``).
+* a meld that was valid must stay a meld (``meld_broken``). Only complete melds
+  are protected: the cards of a group that was not yet a meld (a meld being laid,
+  a loose card) may be regrouped freely within the player's table.
 
 Adding cards (from the hand, the stock or a discard) is always a legal change
 here; :mod:`referee.desmoche.hand` checks where those cards came from.
@@ -84,9 +86,13 @@ def diff_tables(before: Table, after: Table, may_clear: Iterable[str] = ()) -> l
 
 
 def _own_moves(p, old: list, new: list, pos_a) -> list[Change]:
+    """Moves inside one player's table. Only complete melds are protected: cards of a
+    group that was not yet a meld (a meld being laid, a loose card) may go anywhere."""
     out: list[Change] = []
     cont = {}
     for i, m in enumerate(old):
+        if meld_kind(m) is None:
+            continue
         dests = Counter(pos_a[c][1] for c in m if c in pos_a and pos_a[c][0] == p)
         if dests:
             best = max(dests.values())
@@ -100,15 +106,12 @@ def _own_moves(p, old: list, new: list, pos_a) -> list[Change]:
         here = [c for c in m if c in pos_a and pos_a[c][0] == p]
         left = [c for c in here if pos_a[c][1] != j]
         remaining = new[j]
-        valid_before = meld_kind(m) is not None
         valid_after = meld_kind(remaining) is not None
         merged = False
-        if owners[j] > 1:
-            others = [k for k, jj in cont.items() if jj == j and k != i]
-            if others and min(others + [i]) != i:
-                merged = True
-                out.append(Change(p, "moved_into_existing_meld", tuple(c for c in m if pos_a.get(c, (None, None))[1] == j),
-                                  False, f"{p} merged {_names(m)} into another meld: cards may only go into a new meld"))
+        if owners[j] > 1 and min(k for k, jj in cont.items() if jj == j) != i:
+            merged = True
+            out.append(Change(p, "moved_into_existing_meld", tuple(c for c in here if pos_a[c][1] == j), False,
+                              f"{p} merged {_names(m)} into another meld: cards may only go into a new meld"))
         into_existing = [c for c in left if pos_a[c][1] in continuing]
         into_new = [c for c in left if pos_a[c][1] not in continuing]
         if into_existing:
@@ -117,7 +120,7 @@ def _own_moves(p, old: list, new: list, pos_a) -> list[Change]:
                               f"the desmoche move takes a card only into a new meld"))
         broken_reported = False
         if into_new:
-            if valid_after or not valid_before:
+            if valid_after:
                 out.append(Change(p, "desmoche", tuple(into_new), True,
                                   f"{p} took {_names(into_new)} from {_names(m)} for a new meld; "
                                   f"{_names(remaining)} is still a meld"))
@@ -126,9 +129,9 @@ def _own_moves(p, old: list, new: list, pos_a) -> list[Change]:
                 out.append(Change(p, "desmoche_leaves_invalid", tuple(into_new), False,
                                   f"{p} took {_names(into_new)} from {_names(m)} but {_names(remaining)} "
                                   f"is no longer a meld: the desmoche move must leave every meld valid"))
-        if valid_before and not valid_after and not broken_reported and not merged:
+        if not valid_after and not broken_reported and not merged:
             out.append(Change(p, "meld_broken", tuple(remaining), False,
                               f"{_names(m)} became {_names(remaining)}, which is not a meld"))
-        elif [c for c in remaining if c in m] != [c for c in m if c in remaining]:
+        elif not merged and [c for c in remaining if c in m] != [c for c in m if c in remaining]:
             out.append(Change(p, "reordered", tuple(remaining), True, f"{p} rearranged {_names(m)}"))
     return out
