@@ -315,6 +315,7 @@ class RecognizerConfig:
     max_upscale: float = 2.0        # never enlarge the source more than this
     max_tiles: int = 24             # a bound on the work for huge photos
     blind_tile_min_side: int = 1600  # frames this large are tiled even if the first pass finds nothing
+    shrink_when_empty: bool = True  # smaller frames are searched again shrunk if nothing is found
     tiling: bool = True
     classify_batch: int = 64
     tta_max_crops: int = 16         # read each crop at 4 turns when there are at most this many (0 = never)
@@ -383,9 +384,9 @@ class CardRecognizer:
         # index size band in detector input pixels
         band = det.get("index_px") or {}
         c = self.config
-        self.index_px_min = c.index_px_min or float(band.get("min", 14.0))
-        self.index_px_target = c.index_px_target or float(band.get("target", 28.0))
-        self.index_px_max = c.index_px_max or float(band.get("max", 110.0))
+        self.index_px_min = c.index_px_min or float(band.get("min", 10.0))
+        self.index_px_target = c.index_px_target or float(band.get("target", 26.0))
+        self.index_px_max = c.index_px_max or float(band.get("max", 90.0))
         self.last_stats = RecognitionStats()
 
     def _model_file(self, name: str) -> Path:
@@ -482,10 +483,13 @@ class CardRecognizer:
         second: list[View] = []
         if len(ref) == 0:
             if max(w, h) >= c.blind_tile_min_side:
-                # nothing seen: assume indices too small; look at the scale a typical
-                # 720p-1080p frame is read at
+                # nothing seen in a large frame: the indices may be too small; look at
+                # the scale a typical 720p-1080p frame is read at
                 scale = min(c.max_upscale, max(full.scale * 2.0, S / 1280.0))
                 second = self._tiles(w, h, scale, overlap_px=S / scale * 0.12)
+            elif c.shrink_when_empty:
+                # nothing seen in a small frame: a card may fill it, its index too large
+                second = [letterbox_view(w, h, S, scale=full.scale * 0.5, rect_stride=self.rect_stride)]
         else:
             med = float(np.median(ref))
             if med < self.index_px_min and full.scale < c.max_upscale:
@@ -493,7 +497,7 @@ class CardRecognizer:
                 overlap = 2.5 * float(np.percentile(ref, 90)) / full.scale
                 second = self._tiles(w, h, scale, overlap)
             elif med > self.index_px_max:
-                scale = full.scale * self.index_px_target / med
+                scale = full.scale * math.sqrt(self.index_px_target * self.index_px_max) / med
                 second = [letterbox_view(w, h, S, scale=scale, rect_stride=self.rect_stride)]
         if not second:
             return boxes, scores
