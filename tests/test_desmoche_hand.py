@@ -324,8 +324,8 @@ def test_forced_meld_off_by_default():
     assert h.must_pay is None and h.turn == "c"
 
 
-def test_seed_desmoche_move_in_a_take():
-    # seed: 8♠ 8♥ 8♣ 8♦ may give the 8♦ to a new 8♦ 9♦ 10♦ because 8♠ 8♥ 8♣ stays valid
+def _four_eights_and_10d_on_offer():
+    """b has 8S 8H 8C 8D on the table and holds 9D; a's discard 10D is b's to claim."""
     hands = {"b": "8S 8H 8C 9D 2S 5C 7C KD QH", "a": "6H 7H 9S 2C 4C QS 3D JD AC",
              "c": "3C 3S 10H 4S 6C JC 4D 6D KS"}
     h = new_hand(hands=hands, stock="8D 10D", passes={"b": "KD", "a": "AC", "c": "KS"})
@@ -333,22 +333,20 @@ def test_seed_desmoche_move_in_a_take():
     h.take("b", [["8S", "8H", "8C", "8D"]])
     h.pay("b", "QH")
     h.decline("a"); h.decline("c")
-    h.draw("a")                                    # 10D
+    h.draw("a")                                    # 10D: a and c let it go
     h.decline("a"); h.decline("c")
+    return h
+
+
+def test_seed_desmoche_move_in_a_take():
+    # seed: 8♠ 8♥ 8♣ 8♦ may give the 8♦ to a new 8♦ 9♦ 10♦ because 8♠ 8♥ 8♣ stays valid
+    h = _four_eights_and_10d_on_offer()
     h.take("b", [["8S", "8H", "8C"], ["8D", "9D", "10D"]])
     assert h.must_pay == "b" and h.count("b") == 10
 
 
 def test_desmoche_move_must_leave_melds_valid():
-    hands = {"b": "8S 8H 8C 9D 2S 5C 7C KD QH", "a": "6H 7H 9S 2C 4C QS 3D JD AC",
-             "c": "3C 3S 10H 4S 6C JC 4D 6D KS"}
-    h = new_hand(hands=hands, stock="8D 10D", passes={"b": "KD", "a": "AC", "c": "KS"})
-    h.draw("b")                                    # 8D
-    h.take("b", [["8S", "8H", "8C", "8D"]])
-    h.pay("b", "QH")
-    h.decline("a"); h.decline("c")
-    h.draw("a")                                    # 10D: a declines, c declines, b desmoches
-    h.decline("a"); h.decline("c")
+    h = _four_eights_and_10d_on_offer()
     with pytest.raises(IllegalAction, match="not a meld"):
         h.take("b", [["8S", "8H", "8C", "8D", "10D"]])
     with pytest.raises(IllegalAction, match="does not hold"):
