@@ -12,7 +12,8 @@ Several players at once: ``{"players": [{"name": "p1", "cards": [...],
 "before_cambio": [...]}, ...] (seats clockwise), "dealer": "p3", "rules": {...}}``
 adds ``"winner"`` (ties resolved) and ``"players": [{"name", "autowin", ...}]``.
 
-``melds`` -- request ``{"melds": [[cards in the order laid], ...], "rules": {...}}``;
+``melds`` -- request ``{"melds": [[cards in the order laid], ...], "rules": {...}}`` (one
+player's table, at most 10 cards);
 response ``{"valid": bool, "cards": int, "complete": bool, "problems": [str],
 "disqualified": bool, "melds": [{"cards": [...], "kind": "run" | "set" | null,
 "valid": bool, "in_order": bool, "reason": str | null}]}``.
@@ -142,7 +143,10 @@ def handle_melds(request: dict) -> dict:
     if "melds" not in request:
         raise RefereeError("'melds' is missing: give a list of melds, each a list of cards", "melds")
     melds = _melds(request["melds"], "melds")
-    check_duplicates([c for m in melds for c in m], "melds")
+    flat = [c for m in melds for c in m]
+    check_duplicates(flat, "melds")
+    if len(flat) > 10:
+        raise RefereeError(f"{len(flat)} cards: a player never has more than 10 cards on the table", "melds")
     return check_table(melds, settings).to_json()
 
 

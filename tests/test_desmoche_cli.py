@@ -98,6 +98,7 @@ def test_melds_order_and_invalid(capsys, tmp_path):
     ({"melds": "AH 2H 3H"}, "melds"),
     ({"melds": [["AH", "2H", "3H"]], "rules": {"x": 1}}, "rules.x"),
     ({}, "melds"),
+    ({"melds": [["AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H"], ["KS", "KH", "KC"]]}, "melds"),
 ])
 def test_melds_bad_input(capsys, tmp_path, request_, field):
     rc, out = run(capsys, tmp_path, "melds", request_)
