@@ -58,6 +58,7 @@ class DesmocheHand:
         self.melds_laid = False        # any meld seen this hand: automatic wins are over
         self.result: dict | None = None
         self.autowin_hands: dict[str, list[str]] = {}
+        self.seen_cards = False        # anything face up in a seat zone this hand
 
     # ------------------------------------------------------------------ observing
     def snapshot_of(self, state: TableState) -> dict[str, list[list[str]]]:
@@ -75,6 +76,8 @@ class DesmocheHand:
         t = state.t
         events: list[dict] = []
         snap = self.snapshot_of(state)
+        if any(m for melds in snap.values() for m in melds):
+            self.seen_cards = True
         # automatic wins: nine cards shown face up before anyone has laid a meld
         if not self.melds_laid and self.settings.automatic_wins:
             claims = {}
@@ -204,8 +207,9 @@ class DesmocheHand:
         return self.result
 
     def end_of_stream(self) -> dict | None:
-        """The video ended: a hand without a winner is settled as a hand with no winner."""
-        if self.result is None:
+        """The video ended: a hand in which cards were laid but nobody won is settled as a
+        hand with no winner (the pot carries over); a hand with nothing laid is dropped."""
+        if self.result is None and (self.seen_cards or self.referee.winner):
             self._end(self.state.t, self.referee.winner)
         return self.result
 
