@@ -48,6 +48,35 @@ def _fan(zone, pivot_centre, labels, spread_deg=14.0, ids_from=0):
     return out
 
 
+def _overlapped_row(zone, start, labels, step=W * 0.3, up=None, ids_from=0):
+    """A row laid left to right, each card on top of the previous: only the last card is
+    seen whole; the others show only their top-left index (``partial``). ``up`` is the
+    direction of the cards' tops (default: away from the player)."""
+    f, r = np.array(zone.forward), np.array(zone.right)
+    up = f if up is None else np.asarray(up, float)
+    left = np.array([up[1], -up[0]])          # the card's own left, seen upright
+    out = []
+    for k, lab in enumerate(labels):
+        c = np.asarray(start, float) + r * step * k
+        if k == len(labels) - 1:
+            poly = _card_poly(c, up, -left)
+            out.append((_tc(ids_from + k, lab, poly), poly))
+        else:
+            # the next card covers this one's right side (as the player sees it): the
+            # visible index is the corner index (top-left or bottom-right) on the left
+            tl = c + up * H / 2 + left * W / 2
+            br = c - up * H / 2 - left * W / 2
+            if tl @ r <= br @ r:
+                ic = tl - left * 0.09 * W - up * 0.13 * H
+            else:
+                ic = br + left * 0.09 * W + up * 0.13 * H
+            poly = _card_poly(ic, up, -left, w=0.09 * W, h=0.19 * H)
+            card = _tc(ids_from + k, lab, poly)
+            card.partial = True
+            out.append((card, poly))
+    return out
+
+
 def _group(zone, items, rng=None):
     if rng is not None:
         items = [items[i] for i in rng.permutation(len(items))]      # detection order is arbitrary
@@ -154,3 +183,38 @@ def test_empty_and_order_helper():
     assert group_melds([], [], z.seats[0]) == ([], [])
     cards = [c for c, _ in _row(z.seats[2], (600, 100), ["A", "B", "C"], step=100)]
     assert [c.card for c in order_left_to_right(cards[::-1], z.seats[2])] == ["A", "B", "C"]
+
+
+@pytest.mark.parametrize("seat", [0, 1, 2, 3])
+@pytest.mark.parametrize("upright_in_image", [False, True])
+def test_overlapped_rows_seen_as_lone_indices(seat, upright_in_image):
+    """Only the top card of each row is seen whole; the covered ones by their corner index."""
+    z = default_zones(4, (1000, 1000))
+    zone = z.seats[seat]
+    r = np.array(zone.right)
+    up = np.array([0.0, -1.0]) if upright_in_image else None     # the simulator lays side seats' cards upright
+    base = _seat_point(z, seat) - r * 170
+    a = _overlapped_row(zone, base, ["4S", "5S", "6S", "7S"], up=up)
+    b = _overlapped_row(zone, base + r * (3 * W * 0.3 + W + W * 0.55 + W / 2), ["JH", "JC", "JD"], up=up,
+                        ids_from=10)
+    melds, loose = _group(zone, a + b, np.random.default_rng(seat))
+    assert [m.labels for m in melds] == [["4S", "5S", "6S", "7S"], ["JH", "JC", "JD"]]
+    assert loose == []
+
+
+def test_fan_seen_as_lone_indices_is_one_meld():
+    z = default_zones(4, (1000, 1000))
+    zone = z.seats[0]
+    items = _fan(zone, _seat_point(z, 0), ["2D", "3D", "4D", "5D"], spread_deg=10)
+    out = []
+    for k, (card, poly) in enumerate(items[:-1]):
+        # the index of a fanned card: near the top-left corner of its outline
+        ic = poly[0] + (poly[1] - poly[0]) * 0.09 + (poly[3] - poly[0]) * 0.13
+        small = _card_poly(ic, (poly[3] - poly[0]) / np.linalg.norm(poly[3] - poly[0]),
+                           (poly[1] - poly[0]) / np.linalg.norm(poly[1] - poly[0]), w=0.09 * W, h=0.19 * H)
+        c = _tc(card.track_id, card.card, small)
+        c.partial = True
+        out.append((c, small))
+    out.append(items[-1])
+    melds, loose = _group(zone, out)
+    assert len(melds) == 1 and sorted(melds[0].labels) == sorted(["2D", "3D", "4D", "5D"]) and loose == []

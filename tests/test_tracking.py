@@ -39,7 +39,10 @@ class Player:
                 label = c.card
                 if noise and self.rng.random() < noise[0]:
                     label = noise[1]
-                ds.append(DetectedCard(label, c.confidence, tuple(np.asarray(c.box) + j)))
+                quad = None
+                if c.quad:
+                    quad = (np.asarray(c.quad) + j[:2]).tolist()
+                ds.append(DetectedCard(label, c.confidence, tuple(np.asarray(c.box) + j), quad=quad))
             self.last = self.tr.update(obs(self.t, ds + list(extra), sharp, occluded))
             if self.last is not None and self.last.changed:
                 self.versions.append(self.last)
@@ -241,3 +244,50 @@ def test_sharpness_helpers():
     vals = [rel(sharp) for _ in range(10)]
     assert vals[-1] == pytest.approx(1.0)
     assert rel(blurred) < 0.3
+
+
+def det_full(label, x, y, w=60, h=85, conf=0.95):
+    """A card seen whole: both corner indices paired, quad known."""
+    q = [[x, y], [x + w, y], [x + w, y + h], [x, y + h]]
+    return DetectedCard(label, conf, (x, y, x + w, y + h), quad=[list(map(float, p)) for p in q])
+
+
+def det_index(label, x, y, w=60, h=85, conf=0.9):
+    """Only the top-left corner index of a card at (x, y) is visible."""
+    return DetectedCard(label, conf, (x + 0.04 * w, y + 0.03 * h, x + 0.14 * w, y + 0.23 * h))
+
+
+def test_card_covered_by_a_new_card_keeps_its_identity_and_meld():
+    p = Player(jitter=0.5, seats=2)
+    p.run([det_full("8C", 500, 580)], 2.0)
+    assert [c.card for c in p.last.seats[0].loose] == ["8C"]
+    first_id = p.last.seats[0].loose[0].track_id
+    # 9C is laid on top, 18 px to the right: of the 8C only the index shows now
+    t_put = p.t
+    p.run([det_index("8C", 500, 580), det_full("9C", 518, 580)], 2.0)
+    assert len(p.versions) == 2
+    assert [m.labels for m in p.last.seats[0].melds] == [["8C", "9C"]]
+    assert p.last.seats[0].melds[0].ids[0] == first_id
+    assert p.versions[-1].t - t_put <= 1.5
+    p.run([det_index("8C", 500, 580), det_index("9C", 518, 580), det_full("10C", 536, 580)], 2.0)
+    assert [m.labels for m in p.last.seats[0].melds] == [["8C", "9C", "10C"]]
+    assert len(p.versions) == 3
+
+
+def test_card_read_alternately_whole_and_by_its_index_is_one_card():
+    p = Player(jitter=0.5, seats=2)
+    for k in range(30):
+        d = det_full("QH", 700, 580) if k % 2 else det_index("QH", 700, 580)
+        p.run([det_full("KS", 300, 580), d], 0.2)
+    assert len(p.versions) == 1
+    assert sorted(c.card for c in p.last.cards) == ["KS", "QH"]
+    assert len(p.tr.tracks) == 2
+
+
+def test_rows_of_lone_indices_group_into_melds_through_the_tracker():
+    p = Player(jitter=0.5, seats=2)
+    row1 = [det_index("4S", 300, 580), det_index("5S", 318, 580), det_full("6S", 336, 580)]
+    row2 = [det_index("9H", 470, 580), det_index("9D", 488, 580), det_full("9C", 506, 580)]
+    p.run(row2 + row1, 2.0)
+    assert [m.labels for m in p.last.seats[0].melds] == [["4S", "5S", "6S"], ["9H", "9D", "9C"]]
+    assert [c.partial for c in p.last.seats[0].melds[0].cards] == [True, True, False]

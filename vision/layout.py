@@ -1,11 +1,19 @@
 """Melds from layout: which cards in a seat zone lie together, and in what order.
 
-Two cards belong to the same meld when, in table coordinates,
+Two whole cards (outline known: a quad, or a card-sized box) belong to the same
+meld when, in table coordinates,
 
 * their outlines overlap (fans, overlapping rows, columns), or
 * they line up in a row as seen from the seat (centres within ``row_frac`` of a
   card size across the row) with a gap along the row below ``gap_frac`` of a
   card size.
+
+A *partial* card — only its corner index was seen, as for every card but the
+top one in an overlapped row — is a point (the index centre): it joins a whole
+card whose outline is within ``partial_reach`` card sizes, and another partial
+card within ``2·partial_reach`` (minus a little) card sizes. The card size
+(``card_ref``) is the median size of the whole cards, or estimated from index
+sizes when there are none.
 
 Melds are the connected groups of at least ``min_meld_size`` cards; single
 cards are "loose". Within a meld, cards are ordered left → right as seen from
@@ -13,8 +21,8 @@ the seat (projection of their centres on the seat's ``right`` vector); a meld
 laid as a column (longer across than along the seat's row) is ordered far →
 near, i.e. top to bottom as the player reads it.
 
-Separate melds must be laid with a visible gap (more than ``gap_frac`` of a
-card's size) or in different rows.
+Separate melds must be laid with a visible gap (about half a card) or in
+different rows.
 """
 from __future__ import annotations
 
@@ -29,6 +37,8 @@ from .zones import Zone
 GAP_FRAC = 0.25       # largest gap along a row, in card sizes, that still joins two cards
 ROW_FRAC = 0.40       # largest offset across a row, in card sizes, for cards "in line"
 TOUCH_FRAC = 0.01     # overlap area (fraction of the smaller card) that counts as overlapping
+PARTIAL_REACH = 0.3   # a lone index joins a whole card this close (card sizes)
+INDEX_TO_CARD = 7.6   # card size / index-box size (index ~0.09 x 0.19 of the card)
 
 
 def card_size(poly: np.ndarray) -> float:
@@ -47,15 +57,29 @@ def _find(parent, i):
     return i
 
 
+def estimate_card_size(sizes, partial) -> float:
+    """Typical whole-card size from outline sizes: median of whole cards, else from index boxes."""
+    sizes = np.asarray(sizes, dtype=np.float64)
+    partial = np.asarray(partial, dtype=bool)
+    if len(sizes) == 0:
+        return 0.0
+    if (~partial).any():
+        return float(np.median(sizes[~partial]))
+    return INDEX_TO_CARD * float(np.median(sizes))
+
+
 def group_melds(cards: list[TableCard], polys: list[np.ndarray], zone: Zone, *,
                 gap_frac: float = GAP_FRAC, row_frac: float = ROW_FRAC, touch_frac: float = TOUCH_FRAC,
+                partial_reach: float = PARTIAL_REACH, card_ref: float | None = None,
                 min_meld_size: int = 2) -> tuple[list[Meld], list[TableCard]]:
     """Group the cards of one seat zone into ordered melds and loose cards.
 
     ``polys[i]`` is card ``i``'s outline in table coordinates ((4, 2) or more
-    points, convex). Returns ``(melds, loose)``; melds are ordered left → right
-    as seen from the seat (by their leftmost edge, rows behind one another far
-    → near), loose cards left → right.
+    points, convex); ``cards[i].partial`` marks a lone index. ``card_ref`` is
+    the typical card size in table units (default: estimated from these
+    cards). Returns ``(melds, loose)``; melds are ordered left → right as seen
+    from the seat (by their leftmost edge, rows behind one another far →
+    near), loose cards left → right.
     """
     n = len(cards)
     if n == 0:
@@ -77,7 +101,10 @@ def group_melds(cards: list[TableCard], polys: list[np.ndarray], zone: Zone, *,
         V = [p.astype(np.float64) @ fwd for p in P]
         centres = np.array([p.mean(axis=0) for p in P], dtype=np.float64)
         radius = np.array([np.max(np.linalg.norm(p - p.mean(axis=0), axis=1)) for p in P])
-    ref = float(np.median(sizes))
+    partial = np.array([bool(getattr(c, "partial", False)) for c in cards])
+    own_ref = estimate_card_size(sizes, partial)
+    ref = own_ref if card_ref is None or (~partial).sum() >= 2 else float(card_ref)
+    ref = max(ref, 1e-6)
     if isinstance(U, np.ndarray):
         cu, cv, umin, umax = U.mean(axis=1), V.mean(axis=1), U.min(axis=1), U.max(axis=1)
     else:
@@ -86,6 +113,8 @@ def group_melds(cards: list[TableCard], polys: list[np.ndarray], zone: Zone, *,
         umin = np.array([u.min() for u in U])
         umax = np.array([u.max() for u in U])
     areas = sizes ** 2
+    reach = partial_reach * ref
+    radius = np.where(partial, reach, radius)
 
     # candidate pairs: close enough to touch or to be neighbours in a row
     s_pair = np.maximum(ref, (sizes[:, None] + sizes[None, :]) / 2.0)
@@ -98,10 +127,17 @@ def group_melds(cards: list[TableCard], polys: list[np.ndarray], zone: Zone, *,
 
     parent = list(range(n))
     for i, j in zip(*np.nonzero(near)):
-        joined = bool(row_join[i, j])
-        if not joined and d[i, j] <= rsum[i, j]:
-            area, _ = cv2.intersectConvexConvex(P[i], P[j], handleNested=True)
-            joined = area > touch_frac * min(areas[i], areas[j])
+        if partial[i] and partial[j]:
+            joined = d[i, j] <= 2 * reach * 0.92
+        elif partial[i] or partial[j]:
+            p_, w_ = (i, j) if partial[i] else (j, i)
+            dist = -cv2.pointPolygonTest(P[w_], (float(centres[p_][0]), float(centres[p_][1])), True)
+            joined = dist <= reach
+        else:
+            joined = bool(row_join[i, j])
+            if not joined and d[i, j] <= rsum[i, j]:
+                area, _ = cv2.intersectConvexConvex(P[i], P[j], handleNested=True)
+                joined = area > touch_frac * min(areas[i], areas[j])
         if joined:
             ri, rj = _find(parent, int(i)), _find(parent, int(j))
             if ri != rj:

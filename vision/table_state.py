@@ -23,6 +23,7 @@ class TableCard:
     table_xy: tuple[float, float]    # table coordinates
     zone: str | None                 # "seat0".."seat4", "centre" or None (off every zone)
     quad: list[list[float]] | None = None
+    partial: bool = False            # only a corner index was seen (box = index box)
     first_seen: float = 0.0          # frame time the card was first seen
     votes: int = 0                   # number of sharp frames that voted
 

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from .layout import GAP_FRAC, ROW_FRAC, group_melds
+from .layout import GAP_FRAC, ROW_FRAC, estimate_card_size, group_melds
 from .table_state import Meld, SeatState, StableTable, TableCard
 from .types import DetectedCard, FrameObservation
 from .zones import TableZones
@@ -81,6 +81,7 @@ class Track:
     missed_clear: float = 0.0           # seconds missed in clear (non-frozen) frames
     confirmed: bool = False
     last_conf: float = 0.0
+    partial: bool = False               # only the corner index is known (box = index box)
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -174,6 +175,7 @@ class TableTracker:
     def reset(self) -> None:
         """Forget everything (new hand, new calibration)."""
         self.tracks: list[Track] = []
+        self.card_ref_px = 0.0              # typical whole-card size in pixels (sqrt of area)
         self._sharp_hist: list[float] = []
         self._blur_since: float | None = None
         self._ids = itertools.count(1)
@@ -208,6 +210,7 @@ class TableTracker:
 
         dets = [d for d in obs.cards if d.confidence >= self.min_confidence]
         sharp = self._is_sharp(float(obs.sharpness))
+        self._update_card_ref(dets)
         matches, unmatched_dets, unmatched_tracks = self._match(dets)
 
         reasons = []
@@ -222,12 +225,7 @@ class TableTracker:
         newly_confirmed: list[Track] = []
         for ti, di in matches:
             tr, d = self.tracks[ti], dets[di]
-            a = self.smooth
-            nb = np.asarray(d.box, dtype=np.float64)
-            tr.box = nb if tr.matched_frames == 0 else (1 - a) * tr.box + a * nb
-            if d.quad:
-                nq = np.asarray(d.quad, dtype=np.float64).reshape(4, 2)
-                tr.quad = nq if tr.quad is None else (1 - a) * tr.quad + a * nq
+            self._follow(tr, d)
             tr.last_t = t
             tr.matched_frames += 1
             tr.missed_clear = 0.0
@@ -269,7 +267,7 @@ class TableTracker:
                 d = dets[di]
                 tr = Track(id=next(self._ids), box=np.asarray(d.box, dtype=np.float64),
                            quad=np.asarray(d.quad, dtype=np.float64).reshape(4, 2) if d.quad else None,
-                           first_t=t, last_t=t, matched_frames=1)
+                           first_t=t, last_t=t, matched_frames=1, partial=self._is_partial(d))
                 self._vote(tr, d)
                 tr.hits = 1
                 if self.min_hits <= 1 and self.min_seen_seconds <= 0:
@@ -304,6 +302,46 @@ class TableTracker:
         return self._published
 
     # ---- internals ----------------------------------------------------------------------
+    def _is_partial(self, d: DetectedCard) -> bool:
+        """Only a corner index of this card was seen (no quad, box much smaller than a card)."""
+        if d.quad:
+            return False
+        x1, y1, x2, y2 = d.box
+        size = math.sqrt(max((x2 - x1) * (y2 - y1), 1.0))
+        return self.card_ref_px > 0 and size < 0.6 * self.card_ref_px
+
+    def _update_card_ref(self, dets: list[DetectedCard]) -> None:
+        # only cards whose outline is known (a quad) tell the card size; a detector that
+        # gives no quads at all gives whole-card boxes, and nothing counts as partial
+        full = [cv2.contourArea(np.asarray(d.quad, np.float32)) for d in dets if d.quad]
+        if not full:
+            return
+        ref = math.sqrt(max(float(np.median(full)), 1.0))
+        self.card_ref_px = ref if self.card_ref_px <= 0 else 0.8 * self.card_ref_px + 0.2 * ref
+
+    def _follow(self, tr: Track, d: DetectedCard) -> None:
+        """Update a track's outline from a matched detection (smoothing jitter, keeping what is known)."""
+        a = self.smooth
+        nb = np.asarray(d.box, dtype=np.float64)
+        if d.quad:
+            nq = np.asarray(d.quad, dtype=np.float64).reshape(4, 2)
+            same_place = tr.quad is not None and np.abs(tr.quad - nq).max() < 0.25 * max(self.card_ref_px, 1.0)
+            tr.quad = (1 - a) * tr.quad + a * nq if same_place else nq
+            tr.box = (1 - a) * tr.box + a * nb if same_place else nb
+            tr.partial = False
+            return
+        partial = self._is_partial(d)
+        if partial and tr.quad is not None:
+            # the card is now partly covered (a card laid on it): keep its outline while it has not moved
+            cx, cy = d.centre
+            if cv2.pointPolygonTest(tr.quad.astype(np.float32), (float(cx), float(cy)), True) > \
+                    -0.1 * max(self.card_ref_px, 1.0):
+                return
+        same_kind = tr.quad is None and tr.partial == partial
+        tr.box = (1 - a) * tr.box + a * nb if same_kind and tr.matched_frames else nb
+        tr.quad = None
+        tr.partial = partial
+
     def _is_sharp(self, s: float) -> bool:
         """Sharp unless well below this camera's usual sharpness (median of a long window)."""
         hist = self._sharp_hist
@@ -345,13 +383,23 @@ class TableTracker:
         tc = np.array([tr.centre for tr in self.tracks])
         dc = np.array([d.centre for d in dets])
         tsize = np.array([tr.size for tr in self.tracks])
-        dist = np.linalg.norm(tc[:, None, :] - dc[None, :, :], axis=2) / np.maximum(tsize[:, None], 1.0)
+        norm = np.maximum(tsize, 0.25 * self.card_ref_px)
+        dist = np.linalg.norm(tc[:, None, :] - dc[None, :, :], axis=2) / np.maximum(norm[:, None], 1.0)
+        # an index seen alone lies inside the whole card seen before, and vice versa
+        inside = ((dc[None, :, 0] >= tb[:, None, 0]) & (dc[None, :, 0] <= tb[:, None, 2])
+                  & (dc[None, :, 1] >= tb[:, None, 1]) & (dc[None, :, 1] <= tb[:, None, 3]))
+        inside |= ((tc[:, None, 0] >= db[None, :, 0]) & (tc[:, None, 0] <= db[None, :, 2])
+                   & (tc[:, None, 1] >= db[None, :, 1]) & (tc[:, None, 1] <= db[None, :, 3]))
         tl = np.array([tr.label for tr in self.tracks], dtype=object)
         dl = np.array([d.card for d in dets], dtype=object)
         same = (tl[:, None] == dl[None, :]).astype(np.float64)
+        # the more a track's label is established, the more a detection must agree with it:
+        # a new card laid half over an old one must not steal the old one's identity
+        settled = np.array([min(1.0, tr.hits / 5.0) * tr.vote_share for tr in self.tracks])
+        label_bonus = 0.3 + 0.7 * settled
         # candidate if boxes overlap or the centre moved less than half a card
-        cand = (iou >= 0.1) | (dist <= 0.5)
-        score = iou + 0.5 * np.clip(1.0 - dist, 0.0, 1.0) + 0.3 * same
+        cand = (iou >= 0.1) | (dist <= 0.5) | inside
+        score = iou + 0.5 * np.clip(1.0 - dist, 0.0, 1.0) + label_bonus[:, None] * same
         score = np.where(cand, score, -np.inf)
         order = np.argsort(-score, axis=None)
         used_t, used_d, matches = set(), set(), []
@@ -389,15 +437,17 @@ class TableTracker:
                 track_id=tr.id, card=tr.label, confidence=tr.vote_share,
                 box=tuple(float(v) for v in tr.box), centre=tr.centre,
                 table_xy=(float(table_c[k][0]), float(table_c[k][1])), zone=zid,
-                quad=tr.quad.tolist() if tr.quad is not None else None,
+                quad=tr.quad.tolist() if tr.quad is not None else None, partial=tr.partial,
                 first_seen=tr.first_t, votes=tr.hits))
             by_zone.setdefault(zid, []).append(k)
+        sizes = [float(np.sqrt(max(abs(cv2.contourArea(p.astype(np.float32))), 1e-6))) for p in table_polys]
+        card_ref = estimate_card_size(sizes, [tr.partial for tr in tracks]) if tracks else None
         seats = []
         sig_seats = []
         for z in zones.seats:
             idx = by_zone.get(z.id, [])
             melds, loose = group_melds([cards[k] for k in idx], [table_polys[k] for k in idx], z,
-                                       gap_frac=self.gap_frac, row_frac=self.row_frac,
+                                       gap_frac=self.gap_frac, row_frac=self.row_frac, card_ref=card_ref,
                                        min_meld_size=self.min_meld_size)
             seats.append(SeatState(seat=z.seat, zone=z.id, name=z.name, melds=melds, loose=loose))
             # the order of the melds themselves means nothing: compare them as a set
