@@ -217,3 +217,28 @@ def test_separated_cards_each_found_once(n, seed):
     assert all(c.quad is not None for c in out)
     for card, centre in cards_in:
         assert any(c.card == card and math.dist(c.centre, centre) < 3 for c in out)
+
+
+def test_deck_layouts_from_spec_become_variants():
+    spec = {"top_left": [0.0434, 0.0377, 0.1778, 0.3149], "aspect": 0.7116,
+            "decks": {"a": {"top_left": [0.05, 0.04, 0.2, 0.35], "aspect": 0.7143},
+                      "b": {"top_left": [0.05, 0.04, 0.2, 0.35], "aspect": 0.7143},
+                      "like-standard": {"top_left": [0.0475, 0.0357, 0.13, 0.2188], "aspect": 0.7143},
+                      "bad": {"top_left": "x"}}}
+    g = IndexGeometry.from_spec(spec)
+    assert g.h == pytest.approx(0.3149 - 0.0377)
+    # deck "a" (== "b") and the built-in standard layout (== "like-standard")
+    assert len(g.variants) == 2
+    assert len(g.layouts()) == 3
+
+
+def test_jumbo_index_deck_pairs_through_its_variant():
+    jumbo = IndexGeometry(cx=0.11, cy=0.17, w=0.14, h=0.28)
+    rs = card_readings("6D", (400, 300), theta=0.4, card_w=120, geo=jumbo)
+    standard_only = IndexGeometry()
+    assert len(assemble(rs, NAMES, standard_only)) == 2        # too close for standard indices
+    both = IndexGeometry(variants=(jumbo,))
+    cards = assemble(rs, NAMES, both)
+    assert len(cards) == 1 and cards[0].centre == pytest.approx((400, 300), abs=1)
+    side = math.dist(cards[0].quad[0], cards[0].quad[1])
+    assert side == pytest.approx(120, rel=0.05)

@@ -20,7 +20,7 @@ box. A lone index gives a card whose box is the index box and whose quad is None
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -44,8 +44,14 @@ class IndexGeometry:
     w: float = 0.09
     h: float = 0.19
     corners: tuple[str, ...] = ("TL", "BR")
-    distance_tolerance: float = 1.6
+    distance_tolerance: float = 1.35
     size_tolerance: float = 1.7
+    # other deck layouts a pair may follow (decks differ: jumbo indices, narrow cards)
+    variants: tuple["IndexGeometry", ...] = ()
+
+    def layouts(self) -> list["IndexGeometry"]:
+        """This layout and its variants."""
+        return [self, *self.variants]
 
     @classmethod
     def from_spec(cls, spec) -> "IndexGeometry":
@@ -54,10 +60,36 @@ class IndexGeometry:
         Accepts either card-fraction keys (``cx, cy, w, h, aspect``) or an index box
         ``box`` / ``top_left: [x1, y1, x2, y2]`` in card fractions (``aspect`` may be
         given as width/height, as ``datasets.decks.deck_geometry`` does), or millimetre sizes
-        (``card_mm: [w, h]``, ``index_mm: [x1, y1, x2, y2]``).
+        (``card_mm: [w, h]``, ``index_mm: [x1, y1, x2, y2]``). Per-deck layouts under
+        ``decks`` (a dict of such objects) become variants, and so does the built-in
+        standard (poker/bridge-size, Bicycle-like) layout.
         """
-        if not isinstance(spec, dict):
-            return cls()
+        base = cls._parse_one(spec) if isinstance(spec, dict) else None
+        variants: list[IndexGeometry] = []
+        if isinstance(spec, dict):
+            extra = spec.get("decks")
+            items = extra.values() if isinstance(extra, dict) else (extra if isinstance(extra, list) else [])
+            for d in items:
+                g = cls._parse_one(d) if isinstance(d, dict) else None
+                if g is not None:
+                    variants.append(g)
+        standard = cls()
+        if base is None:
+            base = standard
+        else:
+            variants.append(standard)
+        unique: list[IndexGeometry] = []
+        for g in variants:
+            if all(not g.similar(u) for u in [base, *unique]):
+                unique.append(g)
+        return replace(base, variants=tuple(unique))
+
+    def similar(self, other: "IndexGeometry", tol: float = 0.01) -> bool:
+        return all(abs(a - b) <= tol for a, b in zip((self.aspect, self.cx, self.cy, self.w, self.h),
+                                                        (other.aspect, other.cx, other.cy, other.w, other.h)))
+
+    @classmethod
+    def _parse_one(cls, spec: dict) -> "IndexGeometry | None":
         kw = {}
         try:
             if "card_mm" in spec and "index_mm" in spec:
@@ -74,17 +106,19 @@ class IndexGeometry:
                                "distance_tolerance": ("distance_tolerance",),
                                "size_tolerance": ("size_tolerance",)}.items():
                 for n in names:
-                    if isinstance(spec.get(n), (int, float)):
+                    if isinstance(spec.get(n), (int, float)) and not isinstance(spec.get(n), bool):
                         kw[key] = float(spec[n])
             if kw.get("aspect", 1.0) < 1.0:   # given as width / height
                 kw["aspect"] = 1.0 / kw["aspect"]
             if isinstance(spec.get("corners"), (list, tuple)) and spec["corners"]:
                 kw["corners"] = tuple(str(c).upper() for c in spec["corners"])
         except (TypeError, ValueError):
-            return cls()
+            return None
+        if not kw:
+            return None
         geo = cls(**kw)
         if not (0 < geo.cx < 0.5 and 0 < geo.cy < 0.5 and 0 < geo.h < 1 and 0 < geo.w < 1 and geo.aspect > 0):
-            return cls()
+            return None
         return geo
 
     # derived quantities (card units: width = 1, height = aspect)
@@ -143,6 +177,7 @@ class _Pair:
     prob: float
     theta: float      # card rotation (radians, image coordinates, y down)
     card_w: float     # card width in pixels
+    aspect: float     # card height / width of the layout that fitted
 
 
 def _card_dists(readings, label_idx):
@@ -152,27 +187,52 @@ def _card_dists(readings, label_idx):
     return probs, q
 
 
+def _layout_fit(layout: IndexGeometry, vx: float, vy: float, si: float, sj: float, box_aspect: float):
+    """How well two index centres ``(vx, vy)`` apart, of sizes ``si``, ``sj``, fit one card of ``layout``.
+
+    Returns (cost, theta, card width px) or None when they cannot be its two corners.
+    """
+    ddx, ddy = layout.diag_vec
+    diag_len = math.hypot(ddx, ddy)           # card widths
+    iw, ih = layout.index_size                 # card widths
+    d = math.hypot(vx, vy)
+    # the longer box side approximates the index height (ih card widths)
+    card_w = (si + sj) / 2.0 / ih
+    r = d / max(diag_len * card_w, 1e-6)
+    log_tol = math.log(layout.distance_tolerance)
+    if abs(math.log(max(r, 1e-6))) > log_tol:
+        return None
+    theta = math.atan2(vy, vx) - math.atan2(ddy, ddx)
+    # the box shape this rotation predicts vs. the observed one
+    shape_err = abs(math.log(_rotated_box_aspect(iw, ih, theta) / box_aspect))
+    if shape_err > math.log(2.2):
+        return None
+    cost = abs(math.log(r)) / log_tol + 0.5 * shape_err / math.log(2.2)
+    return cost, theta, d / diag_len
+
+
 def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeometry,
                     min_agreement: float = 0.02) -> list[_Pair]:
-    """All geometrically and semantically plausible corner pairs, cheapest first."""
+    """All geometrically and semantically plausible corner pairs, cheapest first.
+
+    Each pair is fitted to every deck layout of ``geo`` (``geo.layouts()``); the best fit counts.
+    """
     n = len(readings)
     if n < 2:
         return []
-    ddx, ddy = geo.diag_vec
-    diag_len = math.hypot(ddx, ddy)           # card widths
-    alpha = math.atan2(ddy, ddx)
-    iw, ih = geo.index_size                    # card widths
+    layouts = geo.layouts()
     centres = np.array([r.centre for r in readings])
     sizes = np.array([r.size for r in readings])
+    aspects = np.array([_box_aspect(r.box) for r in readings])
     top = q.argmax(axis=1)
-    log_tol = math.log(geo.distance_tolerance)
+    agreement = q @ q.T
     out = []
     for i in range(n):
         for j in range(i + 1, n):
             si, sj = sizes[i], sizes[j]
             if max(si, sj) / min(si, sj) > geo.size_tolerance:
                 continue
-            agree = float(np.dot(q[i], q[j]))
+            agree = float(agreement[i, j])
             if agree < min_agreement:
                 continue
             joint = q[i] * q[j]
@@ -180,24 +240,18 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
             if label != top[i] and label != top[j]:
                 continue
             vx, vy = centres[j] - centres[i]
-            d = math.hypot(vx, vy)
-            # index height in card widths is ih; the longer box side approximates it
-            card_w = (si + sj) / 2.0 / ih
-            expected = diag_len * card_w
-            r = d / max(expected, 1e-6)
-            if abs(math.log(max(r, 1e-6))) > log_tol:
+            obs = math.sqrt(aspects[i] * aspects[j])
+            best = None
+            for layout in layouts:
+                fit = _layout_fit(layout, vx, vy, si, sj, obs)
+                if fit is not None and (best is None or fit[0] < best[0][0]):
+                    best = (fit, layout)
+            if best is None:
                 continue
-            theta = math.atan2(vy, vx) - alpha
-            # the box shape this rotation predicts vs. the observed ones
-            pred = _rotated_box_aspect(iw, ih, theta)
-            obs = math.sqrt(_box_aspect(readings[i].box) * _box_aspect(readings[j].box))
-            shape_err = abs(math.log(pred / obs))
-            if shape_err > math.log(2.2):
-                continue
-            cost = (abs(math.log(r)) / log_tol + 0.5 * shape_err / math.log(2.2)
-                    + 0.5 * (1.0 - min(agree, 1.0)) + 0.2 * abs(math.log(si / sj)))
+            (cost, theta, card_w), layout = best
+            cost += 0.5 * (1.0 - min(agree, 1.0)) + 0.2 * abs(math.log(si / sj))
             prob = float(joint[label] / max(joint.sum(), 1e-12))
-            out.append(_Pair(i, j, cost, label, prob, theta, d / diag_len))
+            out.append(_Pair(i, j, cost, label, prob, theta, card_w, layout.aspect))
     out.sort(key=lambda p: p.cost)
     return out
 
@@ -256,7 +310,7 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
         used[p.i] = used[p.j] = True
         ri, rj = readings[p.i], readings[p.j]
         centre = ((ri.centre[0] + rj.centre[0]) / 2, (ri.centre[1] + rj.centre[1]) / 2)
-        quad = card_quad(centre, p.theta, p.card_w, geo.aspect)
+        quad = card_quad(centre, p.theta, p.card_w, p.aspect)
         det = 1.0 - (1.0 - ri.score) * (1.0 - rj.score)
         real = 1.0 - (1.0 - p_real[p.i]) * (1.0 - p_real[p.j])
         conf = p.prob * det * real
