@@ -396,9 +396,12 @@ class TableSession:
 
     def _get_recognizer(self):
         if self._recognizer is None:
+            import os
+
             from vision.detector import CardRecognizer
 
-            self._recognizer = CardRecognizer()
+            threads = int(os.environ.get("TABLEREF_ORT_THREADS", "2") or 2)
+            self._recognizer = CardRecognizer(threads=threads)
         return self._recognizer
 
     def start(self) -> None:
