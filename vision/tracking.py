@@ -176,6 +176,7 @@ class TableTracker:
         """Forget everything (new hand, new calibration)."""
         self.tracks: list[Track] = []
         self.card_ref_px = 0.0              # typical whole-card size in pixels (sqrt of area)
+        self._snap_cache = None
         self._sharp_hist: list[float] = []
         self._blur_since: float | None = None
         self._ids = itertools.count(1)
@@ -283,7 +284,7 @@ class TableTracker:
             self._pending_sig = None
             self._pending_since = None
         else:
-            table, sig = self._snapshot(t, frame_size)
+            table, sig = self._snapshot_cached(t, frame_size)
             if sig != self._pending_sig:
                 self._pending_sig = sig
                 self._pending_since = t
@@ -416,6 +417,21 @@ class TableTracker:
         unmatched_d = [i for i in range(nd) if i not in used_d]
         unmatched_t = [self.tracks[i] for i in range(nt) if i not in used_t]
         return matches, unmatched_d, unmatched_t
+
+    def _snapshot_cached(self, t: float, frame_size) -> tuple[StableTable, tuple]:
+        """:meth:`_snapshot`, reused while no card changed and none moved by more than ~6 % of its size."""
+        tracks = [tr for tr in self.tracks if tr.confirmed]
+        key = (frame_size, tuple((tr.id, tr.label, tr.partial, tr.quad is None) for tr in tracks))
+        pos = np.array([tr.box for tr in tracks], dtype=np.float64).reshape(-1, 4)
+        cache = self._snap_cache
+        tol = 2.0 if len(pos) == 0 else max(2.0, 0.06 * float(np.median(np.sqrt(
+            np.maximum((pos[:, 2] - pos[:, 0]) * (pos[:, 3] - pos[:, 1]), 1.0)))))
+        if cache is not None and cache[0] == key and (len(pos) == 0 or np.abs(cache[1] - pos).max() < tol):
+            table, sig = cache[2], cache[3]
+            return replace(table, t=t, since=t), sig
+        table, sig = self._snapshot(t, frame_size)
+        self._snap_cache = (key, pos, table, sig)
+        return table, sig
 
     def _snapshot(self, t: float, frame_size) -> tuple[StableTable, tuple]:
         """The current layout of confirmed tracks, and a signature that ignores position jitter."""
