@@ -219,19 +219,26 @@ class TableSession:
                 cur["players"] = self.players
             new = {**cur, **{k: v for k, v in setup.items() if k in cur}}
             restart_source = new["source"] != self.source or "zones" in setup
+            game_changed = (new["game"] != self.game or new["rules"] != self.rules or new["stake"] != self.stake
+                            or int(new["seats"] if not new["players"] else len(new["players"])) != self.n_seats
+                            or (new["players"] is not None and list(new["players"]) != self.players))
             self._configure(**new)
             if "realtime" in setup:
                 self.realtime = bool(setup["realtime"])
-            if "zones" in setup:
-                self._zones_arg = setup["zones"]
+            if "zones" in setup or game_changed:
+                if "zones" in setup:
+                    self._zones_arg = setup["zones"]
                 self.zones = None
-            self.pot = 0
-            self._corrections.clear()
-            if self._tracker is not None:
                 self._tracker = None        # rebuilt with the new seats/zones on the next frame
-            self._new_hand()
-            self._emit({"type": "setup", "t": 0.0, "seat": None, "player": None, "cards": [],
-                        "text": f"new setup: {self.game}, {self.n_seats} players ({', '.join(self.players)})"})
+            if game_changed:
+                self.pot = 0
+                self._corrections.clear()
+                self._new_hand()
+                self._emit({"type": "setup", "t": 0.0, "seat": None, "player": None, "cards": [],
+                            "text": f"new setup: {self.game}, {self.n_seats} players ({', '.join(self.players)})"})
+            elif "zones" in setup:
+                self._emit({"type": "setup", "t": 0.0, "seat": None, "player": None, "cards": [],
+                            "text": "new table zones"})
         if restart_source and self._thread is not None:
             self._restart_source = True
 
@@ -326,7 +333,10 @@ class TableSession:
 
     # ------------------------------------------------------------------ host input
     def correct_card(self, track_id: int, card: str | None) -> dict:
-        """The host says what card track ``track_id`` is (None: not a card). Re-judges at once."""
+        """The host says what card track ``track_id`` is (None: not a card). Re-judges at once.
+
+        Raises :class:`KeyError` if no card with that id is on the table, :class:`SessionError`
+        for a card that cannot be parsed."""
         from referee.cards import parse_card
 
         try:
@@ -341,10 +351,17 @@ class TableSession:
                 raise SessionError(exc.message) from None
         with self._lock:
             old = None
+            found = False
             if self._last_table is not None:
                 for c in self._last_table.cards:
                     if c.track_id == track_id:
-                        old = c.card
+                        old, found = c.card, True
+            if not found and self._tracker is not None:
+                for tr in self._tracker.confirmed_tracks():
+                    if tr.id == track_id:
+                        old, found = tr.label, True
+            if not found:
+                raise KeyError(track_id)
             self._corrections[track_id] = label
             ev = {"type": "correction", "t": round(float(self._last_table.t), 2) if self._last_table else 0.0,
                   "seat": None, "player": None, "cards": [label] if label else [], "track_id": track_id,

@@ -117,9 +117,6 @@ def test_host_correction_rejudges():
     # the host says the misread third card is 5H
     tid = st.seats[0].melds[0][2].track_id
 
-    class Stable:      # the minimal StableTable shape state_from_stable reads
-        pass
-
     from vision.table_state import Meld, SeatState, StableTable, TableCard as VCard
 
     def vc(c):
@@ -137,6 +134,8 @@ def test_host_correction_rejudges():
     assert s.snapshot()["seats"][0]["melds"][0]["valid"] is True
     with pytest.raises(SessionError):
         s.correct_card(tid, "XX")
+    with pytest.raises(KeyError):
+        s.correct_card(999, "2C")       # no such card on the table
 
 
 def test_bad_setup_is_a_clear_error():
