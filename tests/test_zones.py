@@ -188,3 +188,43 @@ def test_calibrator_combines_frames_where_different_markers_are_covered():
     direct = calibrate_aruco(photo, 4, table_size=(1200, 800))
     pts = np.float32([[300, 200], [900, 600], [640, 360]])
     assert np.allclose(z.to_table(pts), direct.to_table(pts), atol=1.0)
+
+
+def _calibrate(argv):
+    import argparse
+
+    from tableref import cli_zones
+    parser = argparse.ArgumentParser()
+    cli_zones.register(parser.add_subparsers())
+    args = parser.parse_args(["calibrate", *argv])
+    return args.func(args)
+
+
+def test_calibrate_command_writes_zones_from_markers(tmp_path, capsys):
+    photo, H_cam, _ = _synthetic_table_photo()
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "a.png"), photo)
+    out, prev = tmp_path / "zones.json", tmp_path / "check.jpg"
+    rc = _calibrate([str(frames), "--seats", "3", "--out", str(out), "--annotate", str(prev),
+                     "--players", "Ana,Beto,Cris", "--timeout", "10"])
+    assert rc == 0, capsys.readouterr().err
+    z = TableZones.load(out)
+    assert z.source == "aruco" and [s.name for s in z.seats] == ["Ana", "Beto", "Cris"]
+    assert cv2.imread(str(prev)).shape == photo.shape
+    assert "corner markers" in capsys.readouterr().out      # from one photo: the source ended
+
+
+def test_calibrate_command_default_and_failure(tmp_path, capsys):
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "a.png"), np.full((360, 640, 3), 90, np.uint8))
+    out = tmp_path / "zones.json"
+    assert _calibrate([str(frames), "--seats", "4", "--out", str(out), "--timeout", "5"]) == 2
+    assert "still looking for marker 0" in capsys.readouterr().err
+    assert not out.exists()
+    assert _calibrate([str(frames), "--seats", "4", "--out", str(out), "--default"]) == 0
+    z = TableZones.load(out)
+    assert z.frame_size == (640, 360) and z.n_seats == 4
+    assert _calibrate([str(tmp_path / "nope"), "--seats", "4", "--out", str(out)]) == 2
+    assert _calibrate([str(frames), "--seats", "7", "--out", str(out)]) == 2

@@ -38,7 +38,7 @@ GAP_FRAC = 0.25       # largest gap along a row, in card sizes, that still joins
 ROW_FRAC = 0.40       # largest offset across a row, in card sizes, for cards "in line"
 TOUCH_FRAC = 0.01     # overlap area (fraction of the smaller card) that counts as overlapping
 PARTIAL_REACH = 0.3   # a lone index joins a whole card this close (card sizes)
-INDEX_TO_CARD = 7.6   # card size / index-box size (index ~0.09 x 0.19 of the card)
+INDEX_TO_CARD = 5.5   # card size / index-box size (sqrt of areas; index ~0.13 x 0.28 of the card)
 
 
 def card_size(poly: np.ndarray) -> float:

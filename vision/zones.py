@@ -450,6 +450,16 @@ class MarkerCalibrator:
         if missing:
             self.message = "still looking for marker " + ", ".join(missing)
             return None
+        return self._zones()
+
+    def finish(self) -> TableZones | None:
+        """When no more frames come: zones from whatever was seen (each marker at least once)."""
+        if self.frame_size is None or any(not self.seen[i] for i in CORNER_IDS):
+            return None
+        return self._zones()
+
+    def _zones(self) -> TableZones:
+        size = self.frame_size
         markers = {i: np.median(np.stack(v), axis=0) for i, v in self.seen.items()}
         H = homography_from_markers(markers, self.table_size)
         seats, centre = seat_layout(self.n_seats, self.table_size[0], self.table_size[1],
