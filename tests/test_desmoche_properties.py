@@ -203,3 +203,68 @@ def test_random_hands_keep_nine_cards_and_settle_to_zero(seed, r):
     assert len(set(everything)) == len(everything)
     s = h.settle()
     assert sum(s.net.values()) + s.pot_carried_out - s.pot_carried_in == 0
+
+
+# -- random actions: an illegal action changes nothing, the card counts always hold ---------------
+def _fingerprint(h):
+    return repr((h.phase, {p: sorted(map(str, v)) for p, v in h.hands.items()},
+                 {p: [list(map(str, m)) for m in v] for p, v in h.table.items()},
+                 list(map(str, h.stock)), list(map(str, h.discards)), h.turn, h.must_pay,
+                 (str(h.offer.card), list(h.offer.pending), h.offer.drawer_stage, h.offer.owner) if h.offer else None,
+                 sorted(h.passed), sorted(h.disqualified), h.winner, sorted(h.passes), sorted(h.claims)))
+
+
+def _random_table(h, p, rng):
+    cards = list(h.hands[p]) + [c for m in h.table[p] for c in m] + ([h.offer.card] if h.offer else [])
+    rng.shuffle(cards)
+    melds, i = [], 0
+    while i < len(cards) and rng.random() < 0.8:
+        k = rng.randint(1, 4)
+        melds.append(cards[i:i + k])
+        i += k
+    return melds
+
+
+@hsettings(max_examples=25, deadline=None)
+@given(st.integers(0, 10**6), rules)
+def test_illegal_actions_change_nothing(seed, r):
+    from referee.errors import IllegalAction, RefereeError
+    rng = random.Random(seed)
+    seats = ["a", "b", "c", "d"][:rng.choice([2, 3, 4])]
+    h = DesmocheHand(seats, dealer=rng.choice(seats), rules=r)
+    h.deal_random(rng)
+    for _ in range(250):
+        if h.phase == "over":
+            break
+        p = rng.choice(seats)
+        act = rng.choice(["cambio", "declare", "end", "draw", "take", "pay", "decline", "pass"])
+        before = _fingerprint(h)
+        try:
+            if act == "cambio":
+                h.cambio(p, rng.choice(h.hands[p] or PACK))
+            elif act == "declare":
+                h.declare_autowin(p)
+            elif act == "end":
+                h.end_declarations()
+            elif act == "draw":
+                h.draw(p)
+            elif act == "take":
+                h.take(p, _random_table(h, p, rng))
+            elif act == "pay":
+                h.pay(p, rng.choice(h.hands[p] + [PACK[5]]))
+            elif act == "decline":
+                h.decline(p)
+            else:
+                h.pass_hand(p)
+        except RefereeError as exc:
+            assert isinstance(exc, IllegalAction) or act == "take"
+            assert exc.message and _fingerprint(h) == before
+        if h.phase in ("declare", "play", "over"):
+            for q in seats:
+                if q in h.disqualified:
+                    continue
+                expected = 10 if q == h.must_pay or (q == h.winner and h.autowin is None) else 9
+                assert h.count(q) == expected
+        every = ([c for q in seats for c in h.hands[q]] + [c for q in seats for m in h.table[q] for c in m]
+                 + h.stock + h.discards)
+        assert len(every) == len(set(every))

@@ -274,29 +274,34 @@ class DesmocheHand:
     # -- play --------------------------------------------------------------
     def draw(self, player: str, card=None) -> Card:
         """The player whose turn it is draws from the stock (``card`` names it when
-        the stock order is unknown)."""
-        if self.phase == "declare":
+        the stock order is unknown). The first draw closes the automatic-win declarations."""
+        starting = self.phase == "declare"
+        if starting:
             if self.claims:
                 raise IllegalAction("an automatic win was declared: the hand ends (call end_declarations)")
-            self.end_declarations()
-        self._phase("play")
+        else:
+            self._phase("play")
         self._player(player)
-        self._idle_check()
-        if player != self.turn:
-            raise IllegalAction(f"it is {self.turn}'s turn to draw, not {player}'s")
+        if not starting:
+            self._idle_check()
+        turn = self._first_player() if starting else self.turn
+        if player != turn:
+            raise IllegalAction(f"it is {turn}'s turn to draw, not {player}'s")
         if not self.stock:
             raise IllegalAction("the stock is empty")
         if card is None:
             if not self.stock_known:
                 raise IllegalAction("name the card drawn (the stock order is not known)", "card")
-            c = self.stock.pop(0)
+            c = self.stock[0]
         else:
             c = self._card(card)
             if c not in self.stock:
                 raise IllegalAction(f"{c} cannot come from the stock: it is already in play", "card")
             if self.stock_known and self.stock[0] != c:
                 raise IllegalAction(f"the top card of the stock is {self.stock[0]}, not {c}", "card")
-            self.stock.remove(c)
+        if starting:
+            self.end_declarations()
+        self.stock.remove(c)
         self.offer = Offer(c, "stock", player, [player], drawer_stage=True)
         self._log(f"{player} draws {c}")
         return c
