@@ -199,3 +199,15 @@ def test_merging_two_complete_melds_is_illegal():
     r.observe({"ana": [["5H", "6H", "7H"], ["8H", "9H", "10H"]]})
     v = r.observe({"ana": [["5H", "6H", "7H", "8H", "9H", "10H"]]})
     assert illegal(v) == ["moved_into_existing_meld"]
+
+
+def test_can_pass_seed_example():
+    r = ref()
+    r.observe({"ben": [["10S", "10H", "10C", "10D"], ["JH", "QH", "KH"]]})
+    ok, why = r.can_pass("ben")
+    assert ok and "may pass" in why
+    r.observe({"ben": [["10S", "10H", "10C", "10D"], ["JH", "QH", "KH"]], "ana": [["5C", "6C", "7C"]]})
+    ok, why = r.can_pass("ana")
+    assert not ok and "4C 8C" in why
+    ok, _ = r.can_pass("ana", seen=["4C", "8C"])
+    assert ok

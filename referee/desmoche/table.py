@@ -23,11 +23,17 @@ table, what lies face up in front of each player::
     v.problems          # snapshot-level problems (duplicate card...)
     v.to_json()         # everything as JSON-ready dicts
 
+    ref.can_pass("ben")               # (True, reason) if no card off the table could go on ben's melds
     ref.pass_player("ben")            # ben passes: his melds may now be turned face down
     ref.disqualify("ben", "reason")   # the table confirms a disqualification: his cards may leave
     ref.declare_autowin("cruz", "peladilla")   # an automatic win confirmed by the table
     s = ref.settle(side_games=[SideGame("oro", ["ana", "ben"], 1)], dealt={...})
     s.to_json()         # settle.Settlement: pot, itemised bonuses, side games, net per player
+
+Attributes (read only): ``players``, ``settings``, ``dealer``, ``table`` (the last
+accepted snapshot, player -> list of card tuples), ``winner``, ``autowin``,
+``winning_table``, ``passed`` (set), ``disqualified`` (player -> reason),
+``history`` (every :class:`SnapshotVerdict`).
 
 Semantics:
 
@@ -60,7 +66,7 @@ from typing import Mapping, Sequence
 from referee.cards import Card, parse_card
 from referee.errors import RefereeError
 
-from .melds import MeldVerdict, WIN_CARDS, check_meld
+from .melds import MeldVerdict, WIN_CARDS, check_meld, extension_cards, meld_kind
 from .moves import Change, diff_tables
 from .seats import check_seats
 from .settings import DesmocheSettings, desmoche_settings
@@ -192,6 +198,22 @@ class TableReferee:
                           self.disqualified.get(p), dq_reason)
 
     # -- table decisions ---------------------------------------------------
+    def can_pass(self, player: str, seen=()) -> tuple[bool, str]:
+        """May the player pass? Only if no card that is not face up on the table (nor in
+        ``seen``: the player's hand, the discard pile, as far as the session knows)
+        could still go on one of their melds."""
+        self._check_player(player)
+        visible = {c for ms in self.table.values() for m in ms for c in m}
+        visible |= {parse_card(c, "seen") for c in seen}
+        for m in self.table[player]:
+            if meld_kind(m) is None:
+                continue
+            fits = [c for c in extension_cards(m) if c not in visible]
+            if fits:
+                names = " ".join(map(str, m))
+                return False, f"{player} cannot pass: {' '.join(map(str, fits))} could still go on {names}"
+        return True, f"no card left could go on {player}'s melds: {player} may pass"
+
     def pass_player(self, player: str) -> None:
         """The player passes for the rest of the hand; their melds may be turned down."""
         self._check_player(player)
