@@ -52,6 +52,20 @@ from referee.desmoche.side_games import side_games_of
 from referee.errors import RefereeError
 
 HAND_CARDS = 9
+KNOWN_FIELDS = {
+    "hand": {"cards", "before_cambio", "players", "dealer", "rules"},
+    "melds": {"melds", "rules"},
+    "settle": {"players", "dealer", "winner", "autowin", "stake", "pot_carried", "disqualified",
+               "side_games", "rules"},
+}
+
+
+def _with_warnings(kind, request, response):
+    """Unknown request fields are ignored, but said so (a typo like 'rule' would otherwise pass silently)."""
+    unknown = sorted(k for k in request if k not in KNOWN_FIELDS[kind])
+    if unknown:
+        response["warnings"] = [f"unknown field '{k}' ignored" for k in unknown]
+    return response
 
 
 def _nine(value, field):
@@ -112,13 +126,14 @@ def handle_hand(request: dict) -> dict:
         if dealer is not None and dealer not in names:
             raise RefereeError(f"the dealer {dealer!r} is not one of the players", "dealer")
         winner = resolve(claims, play_order(names, dealer, settings))
-        return {"winner": winner, "autowin": claims[winner][0] if winner else None, "players": results}
+        return _with_warnings("hand", request, {"winner": winner, "autowin": claims[winner][0] if winner else None,
+                                                "players": results})
     cards = _nine(request.get("cards"), "cards")
     before = None
     if request.get("before_cambio") is not None:
         before = _nine(request["before_cambio"], "before_cambio")
         _one_swap(cards, before, "before_cambio")
-    return _one_hand(cards, before, settings)
+    return _with_warnings("hand", request, _one_hand(cards, before, settings))
 
 
 def _one_swap(after, before, field):
@@ -147,7 +162,7 @@ def handle_melds(request: dict) -> dict:
     check_duplicates(flat, "melds")
     if len(flat) > 10:
         raise RefereeError(f"{len(flat)} cards: a player never has more than 10 cards on the table", "melds")
-    return check_table(melds, settings).to_json()
+    return _with_warnings("melds", request, check_table(melds, settings).to_json())
 
 
 def _points(request, key, default):
@@ -206,7 +221,7 @@ def handle_settle(request: dict) -> dict:
     s = settle_hand(names, winner=winner, stake=stake, pot_carried=pot, melds=melds,
                     autowin=request.get("autowin"), side_games=side, dealt=dealt, dealer=dealer,
                     disqualified=disq, settings=settings)
-    return s.to_json()
+    return _with_warnings("settle", request, s.to_json())
 
 
 COMMANDS = {

@@ -196,3 +196,10 @@ def test_handlers_answer_or_raise_referee_error(action, request_):
         assert exc.message
     else:
         assert isinstance(out, dict)
+
+
+def test_unknown_request_field_is_reported(capsys, tmp_path):
+    rc, out = run(capsys, tmp_path, "hand", {"cards": PELADILLA, "rule": {"color_autowin": "off"}})
+    assert rc == 0 and out["warnings"] == ["unknown field 'rule' ignored"]
+    rc, out = run(capsys, tmp_path, "melds", {"melds": [["AH", "2H", "3H"]]})
+    assert "warnings" not in out
