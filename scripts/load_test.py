@@ -23,7 +23,6 @@ import http.client
 import json
 import os
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile

@@ -33,6 +33,8 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
+from referee.errors import RefereeError
+
 from .ledger_migrations import LATEST, SchemaError, migrate
 from .transfers import fewest_transfers
 
@@ -40,19 +42,8 @@ GAMES = ("desmoche", "marriage")
 MONEY_KINDS = ("hand", "hand_correction", "undo")
 
 
-class LedgerError(ValueError):
+class LedgerError(RefereeError):
     """A request the ledger refuses (bad result, unknown hand, ...). ``field`` names the culprit."""
-
-    def __init__(self, message: str, field: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.field = field
-
-    def to_json(self) -> dict:
-        out = {"error": self.message}
-        if self.field:
-            out["field"] = self.field
-        return out
 
 
 def default_path() -> Path:
@@ -357,6 +348,9 @@ class Ledger:
             "undone": entry in undone, "corrected": bool([e for e in corrections if e not in undone]),
             "external_id": row["external_id"],
         }
+
+    def hand_count(self, session_id: int) -> int:
+        return int(self._q("SELECT COUNT(*) FROM hands WHERE session_id=?", (session_id,))[0][0])
 
     def hands(self, session_id: int) -> list[dict]:
         undone = self._undone_entries(session_id)

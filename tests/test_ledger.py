@@ -1,8 +1,6 @@
 """The SQLite ledger: migrations, atomic hands, corrections/undo as entries, balances, transfers, crash safety."""
 from __future__ import annotations
 
-import itertools
-import json
 import os
 import signal
 import sqlite3

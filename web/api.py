@@ -9,7 +9,6 @@ from flask import Blueprint, Response, current_app, jsonify, request, session as
 
 from referee.cards import parse_card
 from referee.errors import RefereeError
-from tableref.ledger import LedgerError
 
 from .auth import (check_pin, client_address, csrf_required, csrf_token, error, host_name, host_required,
                    is_host)
@@ -41,14 +40,18 @@ def why_of(data: dict, required: bool = False) -> str:
     return why.strip()
 
 
-@api.errorhandler(SetupError)
-def _setup_error(exc: SetupError):
+@api.errorhandler(RefereeError)
+def _refused(exc: RefereeError):
+    """Bad input to the API, refused by the setup check, the ledger or the session: 400 with its message."""
     return error(400, exc.message, exc.field)
 
 
-@api.errorhandler(LedgerError)
-def _ledger_error(exc: LedgerError):
-    return error(400, exc.message, exc.field)
+def session_call(prefix: str, fn, *args, **kwargs):
+    """Call the table session; its refusal (bad source, unknown player...) becomes a 400 with its message."""
+    try:
+        return fn(*args, **kwargs)
+    except (ValueError, TypeError, RefereeError) as exc:
+        raise SetupError(prefix + (getattr(exc, "message", None) or str(exc)), getattr(exc, "field", None)) from None
 
 
 def _who() -> dict:
@@ -67,7 +70,7 @@ def state():
         "table": c.snapshot(),
         "setup": c.setup(),
         "ledger": {"session_id": c.session_id, "balances": c.ledger.balances(c.session_id),
-                   "hands": len(c.ledger.hands(c.session_id)), "error": c.last_ledger_error},
+                   "hands": c.ledger.hand_count(c.session_id), "error": c.last_ledger_error},
         "host": is_host(),
     })
 
@@ -152,13 +155,12 @@ def setup():
     c = ctx()
     data = body()
     with c.lock:
-        clean = validate_setup(data, c.setup())
-        try:
-            c.session.reconfigure(game=clean["game"], seats=clean["seats"], players=clean["players"],
-                                  rules=clean["rules"], stake=clean["stake"], source=clean["source"])
-        except (ValueError, TypeError, RefereeError) as exc:
-            return error(400, f"the table could not be set up: {getattr(exc, 'message', None) or exc}")
-        c.ledger.record_setup(c.session_id, clean, why=why_of(data) if "why" in data else "setup", **_who())
+        why = why_of(data) or "setup"
+        clean = validate_setup({k: v for k, v in data.items() if k != "why"}, c.setup())
+        session_call("the table could not be set up: ", c.session.reconfigure, game=clean["game"],
+                     seats=clean["seats"], players=clean["players"], rules=clean["rules"], stake=clean["stake"],
+                     source=clean["source"])
+        c.ledger.record_setup(c.session_id, clean, why=why, **_who())
     _changed("setup", setup=clean)
     return jsonify({"ok": True, "setup": clean})
 
@@ -169,10 +171,7 @@ def zones():
     c = ctx()
     clean = validate_zones(body())
     with c.lock:
-        try:
-            c.session.reconfigure(zones=clean)
-        except (ValueError, TypeError, RefereeError) as exc:
-            return error(400, f"the zones could not be used: {getattr(exc, 'message', None) or exc}")
+        session_call("the zones could not be used: ", c.session.reconfigure, zones=clean)
     c.hub.publish({"type": "zones"})
     return jsonify({"ok": True, "zones": clean})
 
@@ -208,11 +207,9 @@ def correct_card():
     why = why_of(data)
     with c.lock:
         try:
-            result = c.session.correct_card(tid, card)
+            result = session_call("", c.session.correct_card, tid, card)
         except KeyError:
             return error(404, f"no card with track_id {tid} is on the table now", "track_id")
-        except (ValueError, RefereeError) as exc:
-            return error(400, getattr(exc, "message", None) or str(exc), "track_id")
         c.ledger.record_card_correction(c.session_id, {"track_id": tid, "card": card, "result": result},
                                         why=why or "camera misread", **_who())
     c.hub.publish({"type": "correction", "track_id": tid, "card": card})
@@ -260,10 +257,7 @@ def confirm_hand():
     if "confirm" in data:
         host_input["confirm"] = bool(data["confirm"])
     with c.lock:
-        try:
-            result = c.session.finish_hand(**host_input)
-        except (ValueError, TypeError, RefereeError) as exc:
-            return error(400, getattr(exc, "message", None) or str(exc), getattr(exc, "field", None))
+        result = session_call("", c.session.finish_hand, **host_input)
     return jsonify({"ok": True, "result": result, "ledger_error": c.last_ledger_error})
 
 

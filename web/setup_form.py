@@ -20,11 +20,8 @@ MAX_STAKE = 1_000_000
 MAX_NAME = 24
 
 
-class SetupError(ValueError):
-    def __init__(self, message: str, field: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.field = field
+class SetupError(RefereeError):
+    """A setup (or other host request) that cannot be used; ``field`` names the culprit."""
 
 
 def _games():
