@@ -8,7 +8,6 @@ pot carry-over, nets), ``table`` (the snapshot referee for the camera session),
 ``seats`` (seat order and direction of play).
 """
 from .settings import DesmocheSettings, desmoche_settings  # noqa: F401
-from .autowin import autowin, autowins  # noqa: F401,E402
 from .hand import DesmocheHand  # noqa: F401,E402
 from .melds import check_meld, check_table  # noqa: F401,E402
 from .settle import SideGame, settle_hand  # noqa: F401,E402
