@@ -20,8 +20,10 @@ A hand that ends with the stock (no winner) is closed by the host
 """
 from __future__ import annotations
 
+import importlib
+
 from referee.cards import parse_card
-from referee.desmoche import autowin as dm_autowin
+dm_autowin = importlib.import_module("referee.desmoche.autowin")  # (the package re-exports a function of that name)
 from referee.desmoche.seats import play_order
 from referee.desmoche.table import TableReferee
 from referee.errors import RefereeError

@@ -10,12 +10,13 @@ referee (:mod:`referee.desmoche`, :mod:`referee.marriage`); they never cheat.
 """
 from __future__ import annotations
 
+import importlib
 import itertools
 import random
 from dataclasses import dataclass, field
 
 from referee.cards import Card, format_cards, full_pack
-from referee.desmoche import autowin as dm_autowin
+dm_autowin = importlib.import_module("referee.desmoche.autowin")  # (the package re-exports a function of that name)
 from referee.desmoche.melds import check_table, laid_order, meld_kind
 from referee.desmoche.seats import claim_order, next_player, play_order
 from referee.desmoche.settings import DesmocheSettings

@@ -87,18 +87,23 @@ def _drawn_back(shape) -> np.ndarray:
 
 
 def make_table_background(rng: random.Random, w: int, h: int) -> np.ndarray:
-    """The table surface, BGR uint8."""
+    """The table surface, BGR uint8: felt, wood, plastic or cloth from the training-data generator."""
+    nrng = np.random.default_rng(rng.randrange(2 ** 31))
     try:
-        from datasets.backgrounds import make_background
+        from datasets import backgrounds as bgs
 
-        nrng = np.random.default_rng(rng.randrange(2 ** 31))
-        bg = make_background(nrng, w, h)
-        bg = np.asarray(bg)
-        if bg.ndim == 2:
-            bg = cv2.cvtColor(bg, cv2.COLOR_GRAY2BGR)
-        if bg.shape[2] == 4:
-            bg = bg[..., :3]
-        return np.ascontiguousarray(bg[:h, :w]).astype(np.uint8)
+        # table-like surfaces only (no brick walls): the generator's procedural kinds
+        kinds = [(getattr(bgs, "_felt", None), 0.4), (getattr(bgs, "_wood", None), 0.35),
+                 (getattr(bgs, "_plastic", None), 0.15), (getattr(bgs, "_cloth", None), 0.1)]
+        kinds = [(f, p) for f, p in kinds if f is not None]
+        if kinds:
+            fns, ps = zip(*kinds)
+            fn = fns[nrng.choice(len(fns), p=np.array(ps) / sum(ps))]
+            sw, sh = w // 2, h // 2
+            img = np.clip(fn(nrng, sw, sh), 0, 255).astype(np.uint8)
+            return cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR)
+        bg = np.asarray(bgs.make_background(nrng, w, h))
+        return np.ascontiguousarray(bg[:h, :w, :3]).astype(np.uint8)
     except ImportError:
         pass
     colour = rng.choice([(40, 110, 30), (35, 90, 25), (90, 60, 40), (60, 50, 120), (110, 80, 50)])
@@ -427,6 +432,7 @@ class Renderer:
         a, b = self.rng.uniform(-0.12, 0.12), self.rng.uniform(-0.12, 0.12)
         self.light = (1.0 + a * gx + b * gy).astype(np.float32)[..., None]
         self.nrng = np.random.default_rng(self.rng.randrange(2 ** 31))
+        self._fixed_noise = None
         self.skin = self.rng.choice([(140, 170, 220), (100, 135, 190), (70, 100, 150), (160, 185, 230)])
         self.sleeve = [self.rng.choice([(40, 40, 40), (120, 60, 30), (30, 30, 120), (200, 200, 200),
                                         (60, 110, 60), (150, 120, 90)]) for _ in script.players]
@@ -512,8 +518,12 @@ class Renderer:
 
     def _finish(self, img: np.ndarray) -> np.ndarray:
         f = img.astype(np.float32) * self.light
-        f *= self.nrng.uniform(0.97, 1.03)
-        f += self.nrng.normal(0, self.o.noise, f.shape).astype(np.float32)
+        f *= self.nrng.uniform(0.985, 1.015)
+        # sensor noise: a fixed pattern plus a little per frame (keeps the video small)
+        if self._fixed_noise is None:
+            self._fixed_noise = self.nrng.normal(0, self.o.noise, f.shape).astype(np.float32)
+        f += self._fixed_noise
+        f += self.nrng.normal(0, self.o.noise * 0.3, f.shape).astype(np.float32)
         return np.clip(f, 0, 255).astype(np.uint8)
 
     def _target(self, kf) -> np.ndarray | None:
