@@ -430,3 +430,94 @@ def test_spanish_covers_every_english_string():
     en = json.loads((FOLDER / "en.json").read_text())
     es = json.loads((FOLDER / "es.json").read_text())
     assert set(en) == set(es)
+
+
+# ---------------------------------------------------------------- with the real TableSession (states fed, no camera)
+def _real_app(tmp_path, game, players):
+    from tableref.session import TableSession
+
+    session = TableSession(source="unused", game=game, players=players)
+    ledger = Ledger(tmp_path / "real.sqlite3")
+    app = create_app(session, ledger, pin=PIN)
+    return app, session, ledger
+
+
+def _stable(state, players, t):
+    """The vision tracker's StableTable for a TableState (as if the camera saw it)."""
+    from vision.table_state import Meld, SeatState, StableTable, TableCard as VCard
+
+    def vc(c, zone):
+        return VCard(c.track_id, c.card, 0.9, (0, 0, 1, 1), (0, 0), (0, 0), zone)
+
+    seats = [SeatState(i, f"seat{i}", p, [Meld([vc(c, f"seat{i}") for c in m]) for m in state.seats[i].melds])
+             for i, p in enumerate(players)]
+    return StableTable(t, 0.5, int(t), True, seats)
+
+
+def test_real_session_desmoche_hand_reaches_scoreboard_verbatim(tmp_path):
+    from tableref.events import TableState
+
+    players = ["Ana", "Beto", "Cris"]
+    app, session, ledger = _real_app(tmp_path, "desmoche", players)
+    try:
+        c = client_of(app)
+
+        def see(seats, t):
+            session.feed_table(_stable(TableState.from_labels(seats, [], t), players, t))
+
+        see([[["3H", "4H", "5H"]], [["9C", "8C", "10C"]], []], 1.0)
+        st = c.get("/api/state").get_json()["table"]
+        assert st["seats"][0]["melds"][0]["valid"] is True
+        assert st["seats"][1]["melds"][0]["in_order"] is False and st["seats"][1]["melds"][0]["reason"]
+        # The host corrects a card the camera misread (9C was really 7C): the session re-judges.
+        tok = login(c)
+        tid = st["seats"][1]["melds"][0]["track_ids"][0]
+        r = post(c, "/api/correct", {"track_id": tid, "card": "7C", "why": "smudge"}, tok)
+        assert r.status_code == 200, r.get_json()
+        st = c.get("/api/state").get_json()["table"]
+        assert st["seats"][1]["melds"][0]["cards"][0] == "7C" and st["seats"][1]["melds"][0]["valid"] is False
+        post(c, "/api/correct", {"track_id": tid, "card": "9C"}, tok)
+        ana = [["AS", "2S", "3S", "4S"], ["9D", "9H", "9S"], ["JC", "QC", "KC"]]
+        see([ana, [["9C", "8C", "10C"]], []], 2.0)
+        assert len(session.results) == 1
+        decided = session.results[0]
+        data = c.get("/api/ledger").get_json()
+        hand = data["hands"][0]
+        assert hand["result"] == json.loads(json.dumps(decided))  # verbatim
+        assert hand["net"] == decided["net"] and hand["winner"] == "Ana"
+        assert [(i["item"], i.get("player"), i["points"]) for i in hand["items"]] == \
+            [(i["item"], i.get("player"), i.get("points")) for i in decided["items"]]
+        assert data["balances"] == {p: decided["net"].get(p, 0) for p in ["Ana", "Beto", "Cris"]}
+        assert sum(data["balances"].values()) == 0
+        assert any(e["kind"] == "card_correction" and e["why"] == "smudge" for e in data["entries"])
+    finally:
+        close_app(app)
+        ledger.close()
+
+
+def test_real_session_marriage_count_flow(tmp_path):
+    from tableref.events import TableState
+    from tableref.simulate.bots import play_marriage
+
+    sc = play_marriage(7)
+    app, session, ledger = _real_app(tmp_path, "marriage", sc.players)
+    try:
+        c = client_of(app)
+        for i, kf in enumerate(sc.keyframes):  # the tiplu is hidden: no card in the centre
+            session.feed_state(TableState.from_labels(kf.table, [], float(i)))
+        st = c.get("/api/state").get_json()["table"]
+        assert st["result"] is None and c.get("/count").status_code == 200
+        tok = login(c)
+        r = post(c, "/api/hand/confirm", {}, tok)
+        assert r.status_code == 400 and "tiplu" in r.get_json()["error"]  # the session asks for the tiplu
+        r = post(c, "/api/hand/confirm", {"tiplu": sc.truth["tiplu"]}, tok)
+        assert r.status_code == 200, r.get_json()
+        result = r.get_json()["result"]
+        assert result["winner"] == sc.truth["winner"] and result["net"] == sc.truth["net"]
+        hand = c.get("/api/ledger").get_json()["hands"][0]
+        assert hand["net"] == sc.truth["net"] and hand["result"]["maal"] == sc.truth["maal"]
+        st = c.get("/api/state").get_json()["table"]
+        assert all(s["count"] is not None and "maal" in s["count"] for s in st["seats"])
+    finally:
+        close_app(app)
+        ledger.close()
