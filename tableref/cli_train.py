@@ -1,0 +1,134 @@
+"""``tableref dataset build`` and ``tableref train detector|classifier``.
+
+Training needs the optional ``train`` extra (torch, ultralytics); it is imported only
+when a training command runs, so the rest of tableref works without it.
+
+    tableref dataset build [--out DIR --n-train N --seed S ...]
+    tableref train detector   [--data DIR/detector/data.yaml] [--epochs E] [--resume]
+    tableref train classifier [--data DIR/classifier] [--epochs E] [--resume]
+    tableref train export detector|classifier   (re-export ONNX from the saved checkpoint)
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_BUILD = ROOT / "datasets" / "build"
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("dataset", help="build the synthetic training data")
+    sub = p.add_subparsers(dest="dataset_command", metavar="ACTION")
+    b = sub.add_parser("build", help="render card scenes into a YOLO dataset and a classifier crop set")
+    from datasets.build import add_arguments
+
+    add_arguments(b)
+    b.set_defaults(func=_dataset_build)
+    p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
+
+    t = subparsers.add_parser("train", help="train the card-recognition models (needs the 'train' extra)")
+    tsub = t.add_subparsers(dest="train_command", metavar="MODEL")
+    d = tsub.add_parser("detector", help="YOLO11n corner-index detector -> models/index_detector.onnx")
+    d.add_argument("--data", default=str(DEFAULT_BUILD / "detector" / "data.yaml"))
+    d.add_argument("--epochs", type=int, default=30)
+    d.add_argument("--imgsz", type=int, default=416, help="training size (default 416)")
+    d.add_argument("--export-imgsz", type=int, default=640, help="ONNX input size (default 640)")
+    d.add_argument("--batch", type=int, default=16)
+    d.add_argument("--threads", type=int, default=2)
+    d.add_argument("--name", default="detector", help="run folder under runs/ (default detector)")
+    d.add_argument("--resume", action="store_true", help="continue from runs/NAME/weights/last.pt")
+    d.set_defaults(func=_train_detector)
+    c = tsub.add_parser("classifier", help="index-crop classifier (52 cards + none) -> models/index_classifier.onnx")
+    c.add_argument("--data", default=str(DEFAULT_BUILD / "classifier"))
+    c.add_argument("--epochs", type=int, default=20)
+    c.add_argument("--batch", type=int, default=128)
+    c.add_argument("--lr", type=float, default=3e-3)
+    c.add_argument("--threads", type=int, default=2)
+    c.add_argument("--name", default="classifier", help="run folder under runs/ (default classifier)")
+    c.add_argument("--resume", action="store_true", help="continue from runs/NAME/last.pt")
+    c.set_defaults(func=_train_classifier)
+    e = tsub.add_parser("export", help="re-export ONNX from a saved checkpoint")
+    e.add_argument("model", choices=["detector", "classifier"])
+    e.add_argument("--weights", help="checkpoint (default runs/detector/weights/best.pt or runs/classifier/best.pt)")
+    e.add_argument("--imgsz", type=int, default=640, help="detector ONNX input size")
+    e.set_defaults(func=_export)
+    t.set_defaults(func=lambda a: (t.print_help(), 0)[1])
+
+
+def _need_train_extra() -> bool:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        print("error: training needs torch and ultralytics: pip install 'tableref[train]'", file=sys.stderr)
+        return False
+    return True
+
+
+def _dataset_build(a) -> int:
+    from datasets.build import run_from_args
+
+    return run_from_args(a)
+
+
+def _train_detector(a) -> int:
+    if a.epochs < 1:
+        print("error: --epochs must be >= 1", file=sys.stderr)
+        return 2
+    if not _need_train_extra():
+        return 1
+    from .train_detector import train_detector
+
+    try:
+        r = train_detector(a.data, epochs=a.epochs, imgsz=a.imgsz, batch=a.batch, resume=a.resume, name=a.name,
+                           threads=a.threads, export_imgsz=a.export_imgsz)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(r))
+    return 0
+
+
+def _train_classifier(a) -> int:
+    if a.epochs < 1:
+        print("error: --epochs must be >= 1", file=sys.stderr)
+        return 2
+    if not _need_train_extra():
+        return 1
+    from .train_classifier import train_classifier
+
+    try:
+        r = train_classifier(a.data, epochs=a.epochs, batch=a.batch, lr=a.lr, resume=a.resume, name=a.name,
+                             threads=a.threads)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps({k: v for k, v in r.items() if k != "history"}))
+    return 0
+
+
+def _export(a) -> int:
+    if not _need_train_extra():
+        return 1
+    if a.model == "detector":
+        from .train_detector import RUNS, export_detector
+
+        w = Path(a.weights or RUNS / "detector" / "weights" / "best.pt")
+        if not w.exists():
+            print(f"error: checkpoint {w} not found", file=sys.stderr)
+            return 1
+        print(export_detector(w, a.imgsz))
+        return 0
+    import torch
+
+    from .train_classifier import RUNS, build_net, export_classifier
+
+    w = Path(a.weights or RUNS / "classifier" / "best.pt")
+    if not w.exists():
+        print(f"error: checkpoint {w} not found", file=sys.stderr)
+        return 1
+    net = build_net()
+    net.load_state_dict(torch.load(w, map_location="cpu", weights_only=False)["model"])
+    print(export_classifier(net.eval()))
+    return 0

@@ -1,0 +1,235 @@
+"""Train the corner-index classifier (52 cards + ``none``) and export it to ONNX.
+
+Training only: torch is imported inside the functions. The network is a small CNN
+(:func:`build_net`, ~0.4 M parameters) on 64×64 RGB crops cut by
+``vision.crops.index_crop``; the ONNX model takes (N, 3, 64, 64) float32 RGB in 0..1
+(``vision.crops.to_classifier_input``) and returns (N, 53) probabilities (softmax
+inside), with a dynamic batch axis. Output order = ``CLASS_NAMES``.
+
+Data: ``<data>/{train,val}/<class>/*.png`` (ultralytics classify layout, written by
+``tableref dataset build``). Augmentation on the fly: 90° turns, small shifts,
+brightness/contrast/colour, noise, blur; never mirror images.
+Checkpoints: ``runs/classifier/last.pt`` every epoch (``--resume`` continues),
+``runs/classifier/best.pt`` by validation accuracy.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ROOT / "models"
+RUNS = ROOT / "runs"
+CLASSIFIER_ONNX = "index_classifier.onnx"
+
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS = ("C", "D", "H", "S")
+CLASS_NAMES = [r + s for s in SUITS for r in RANKS] + ["none"]
+SIZE = 64
+
+
+def load_split(folder: Path, max_per_class: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """All crops of one split as (N, 64, 64, 3) RGB uint8 and (N,) labels."""
+    from tqdm import tqdm
+
+    xs, ys = [], []
+    for k, name in enumerate(tqdm(CLASS_NAMES, desc=f"load {folder.name}", leave=False)):
+        d = folder / name
+        files = sorted(d.glob("*.png")) + sorted(d.glob("*.jpg")) if d.is_dir() else []
+        if max_per_class:
+            files = files[:max_per_class]
+        for f in files:
+            img = cv2.imread(str(f), cv2.IMREAD_COLOR)
+            if img is None:
+                continue
+            if img.shape[:2] != (SIZE, SIZE):
+                img = cv2.resize(img, (SIZE, SIZE), interpolation=cv2.INTER_AREA)
+            xs.append(img[:, :, ::-1])
+            ys.append(k)
+    if not xs:
+        raise FileNotFoundError(f"no crops under {folder} (run `tableref dataset build` first)")
+    return np.stack(xs), np.array(ys, np.int64)
+
+
+def build_net(n_classes: int = len(CLASS_NAMES)):
+    import torch.nn as nn
+
+    def block(cin, cout, stride):
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+    return nn.Sequential(
+        block(3, 32, 1), block(32, 32, 2),          # 32
+        block(32, 64, 1), block(64, 64, 2),         # 16
+        block(64, 96, 1), block(96, 128, 2),        # 8
+        block(128, 128, 1), block(128, 192, 2),     # 4
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(192, n_classes),
+    )
+
+
+def _augment(x, rng, torch):
+    """x: (B, 3, 64, 64) float 0..1 -> augmented copy (no mirroring)."""
+    b = x.shape[0]
+    k = int(rng.integers(4))
+    if k:
+        x = torch.rot90(x, k, dims=(2, 3))
+    # shift up to 5 px
+    pad = 5
+    xp = torch.nn.functional.pad(x, (pad, pad, pad, pad), mode="replicate")
+    dx, dy = rng.integers(0, 2 * pad + 1, 2)
+    x = xp[:, :, dy:dy + SIZE, dx:dx + SIZE]
+    # scale 0.85..1.15 (resample)
+    s = float(rng.uniform(0.85, 1.15))
+    if abs(s - 1) > 0.03:
+        n = max(8, int(round(SIZE * s)))
+        y = torch.nn.functional.interpolate(x, size=(n, n), mode="bilinear", align_corners=False)
+        if n >= SIZE:
+            o = (n - SIZE) // 2
+            x = y[:, :, o:o + SIZE, o:o + SIZE]
+        else:
+            p1 = (SIZE - n) // 2
+            x = torch.nn.functional.pad(y, (p1, SIZE - n - p1, p1, SIZE - n - p1), mode="replicate")
+    g = torch.from_numpy(rng.uniform(0.6, 1.3, (b, 1, 1, 1)).astype(np.float32))
+    c = torch.from_numpy(rng.uniform(0.9, 1.1, (b, 3, 1, 1)).astype(np.float32))
+    o = torch.from_numpy(rng.uniform(-0.12, 0.12, (b, 1, 1, 1)).astype(np.float32))
+    m = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = (x - m) * g + m + o
+    x = x * c
+    noise = torch.from_numpy(rng.uniform(0, 0.05, (b, 1, 1, 1)).astype(np.float32))
+    x = x + torch.randn_like(x) * noise
+    if rng.random() < 0.3:  # blur
+        w = torch.tensor([0.25, 0.5, 0.25])
+        kern = (w[:, None] * w[None, :]).expand(3, 1, 3, 3).contiguous()
+        x = torch.nn.functional.conv2d(torch.nn.functional.pad(x, (1, 1, 1, 1), mode="replicate"), kern, groups=3)
+    return x.clamp(0, 1)
+
+
+def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 3e-3, resume: bool = False,
+                     name: str = "classifier", threads: int = 2, seed: int = 0) -> dict:
+    """Train (or resume) the classifier on ``data``, then export ONNX to models/. Returns a summary."""
+    import torch
+    import torch.nn as nn
+    from tqdm import tqdm
+
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    data = Path(data)
+    run_dir = RUNS / name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    last, best = run_dir / "last.pt", run_dir / "best.pt"
+
+    xtr, ytr = load_split(data / "train")
+    xva, yva = load_split(data / "val")
+    print(f"classifier data: {len(ytr)} train, {len(yva)} val crops; "
+          f"per class min {np.bincount(ytr, minlength=len(CLASS_NAMES)).min()}")
+    xtr_t = torch.from_numpy(xtr).permute(0, 3, 1, 2).contiguous()   # uint8
+    xva_t = torch.from_numpy(xva).permute(0, 3, 1, 2).contiguous()
+    ytr_t, yva_t = torch.from_numpy(ytr), torch.from_numpy(yva)
+
+    net = build_net()
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
+    start, best_acc, history = 0, 0.0, []
+    if resume:
+        if not last.exists():
+            raise FileNotFoundError(f"nothing to resume: {last} does not exist")
+        ck = torch.load(last, map_location="cpu", weights_only=False)
+        net.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["opt"])
+        start, best_acc, history = ck["epoch"] + 1, ck.get("best_acc", 0.0), ck.get("history", [])
+        epochs = max(epochs, ck.get("epochs", epochs))
+        rng = np.random.default_rng(seed + start)
+    steps_per_epoch = max(1, len(ytr) // batch)
+    total = epochs * steps_per_epoch
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=total, pct_start=0.1)
+    if resume and "sched" in ck:
+        try:
+            sched.load_state_dict(ck["sched"])
+        except (KeyError, ValueError):
+            pass
+    lossf = nn.CrossEntropyLoss(label_smoothing=0.05)
+    t0 = time.time()
+    for ep in range(start, epochs):
+        net.train()
+        perm = torch.from_numpy(rng.permutation(len(ytr)))
+        tl, n = 0.0, 0
+        bar = tqdm(range(steps_per_epoch), desc=f"epoch {ep + 1}/{epochs}", leave=False)
+        for s in bar:
+            idx = perm[s * batch:(s + 1) * batch]
+            xb = _augment(xtr_t[idx].float() / 255.0, rng, torch)
+            loss = lossf(net(xb), ytr_t[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if sched.last_epoch < total - 1:
+                sched.step()
+            tl += loss.item() * len(idx)
+            n += len(idx)
+            bar.set_postfix(loss=f"{tl / n:.3f}")
+        acc, card_acc, none_rec = evaluate(net, xva_t, yva_t, torch)
+        history.append({"epoch": ep + 1, "loss": round(tl / max(n, 1), 4), "val_acc": round(acc, 4),
+                        "val_card_acc": round(card_acc, 4), "val_none_recall": round(none_rec, 4),
+                        "seconds": round(time.time() - t0, 1)})
+        print(json.dumps(history[-1]), flush=True)
+        ck = {"model": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": ep,
+              "epochs": epochs, "best_acc": max(best_acc, acc), "history": history, "classes": CLASS_NAMES}
+        torch.save(ck, last)
+        if acc >= best_acc:
+            best_acc = acc
+            torch.save(ck, best)
+    src = best if best.exists() else last
+    ck = torch.load(src, map_location="cpu", weights_only=False)
+    net.load_state_dict(ck["model"])
+    onnx_path = export_classifier(net)
+    return {"onnx": str(onnx_path), "best_val_acc": best_acc, "history": history,
+            "train_seconds": round(time.time() - t0, 1)}
+
+
+def evaluate(net, x_u8, y, torch, batch: int = 512):
+    """(accuracy, accuracy on card crops, recall of 'none') on uint8 NCHW tensors."""
+    net.eval()
+    preds = []
+    with torch.no_grad():
+        for i in range(0, len(y), batch):
+            preds.append(net(x_u8[i:i + batch].float() / 255.0).argmax(1))
+    p = torch.cat(preds)
+    none = len(CLASS_NAMES) - 1
+    acc = float((p == y).float().mean())
+    cm = y != none
+    card_acc = float((p[cm] == y[cm]).float().mean()) if cm.any() else 0.0
+    nm = y == none
+    none_rec = float((p[nm] == none).float().mean()) if nm.any() else 0.0
+    return acc, card_acc, none_rec
+
+
+def export_classifier(net, out: Path | None = None) -> Path:
+    """Write the ONNX model (softmax included, dynamic batch) and record it in recognition.json."""
+    import torch
+
+    class WithSoftmax(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, x):
+            return torch.softmax(self.m(x), dim=1)
+
+    MODELS.mkdir(exist_ok=True)
+    out = out or (MODELS / CLASSIFIER_ONNX)
+    model = WithSoftmax(net).eval()
+    dummy = torch.zeros(2, 3, SIZE, SIZE)
+    tmp = out.with_suffix(".tmp.onnx")
+    torch.onnx.export(model, dummy, str(tmp), input_names=["images"], output_names=["probs"],
+                      dynamic_axes={"images": {0: "batch"}, "probs": {0: "batch"}}, opset_version=17,
+                      dynamo=False)
+    shutil.move(tmp, out)
+    from .recognition_meta import update_meta
+
+    update_meta(classifier={"file": out.name, "imgsz": SIZE, "margin": 0.15, "names": CLASS_NAMES,
+                            "input": "N,3,64,64 float32 RGB 0..1 (vision.crops.to_classifier_input)",
+                            "output": "N,53 probabilities"})
+    return out
