@@ -531,3 +531,16 @@ def test_disqualified_while_paying_passes_the_turn():
     h.take("c", [["3H", "3S", "3D", "3C"]])
     h.disqualify("c", "showed a wrong number of cards")
     assert h.must_pay is None and h.turn == "b"
+
+
+def test_autowin_declared_before_the_cambio():
+    hands = {"b": "8S 8H 8C 8D 2C 5D 9H JS KD", "a": "6H 7C 9S 2S 4C QS 3D JD AC",
+             "c": "2H 3H 4H 7S 10C 10H JC QD KH"}
+    h = new_hand(hands=hands, stock="4S 9D", passes=None)
+    assert h.phase == "cambio"
+    assert h.declare_autowin("b") == "cuatro_cuerpos"
+    with pytest.raises(IllegalAction):
+        h.end_declarations()                       # the Cambio is still going on
+    h.cambio("b", "8D"); h.cambio("a", "AC"); h.cambio("c", "2H")
+    h.end_declarations()
+    assert h.winner == "b" and h.autowin == "cuatro_cuerpos"

@@ -238,10 +238,11 @@ class DesmocheHand:
 
     # -- automatic wins ----------------------------------------------------
     def declare_autowin(self, player: str) -> str:
-        """Declare an automatic win; returns its kind. Only before the first draw."""
+        """Declare an automatic win; returns its kind. Any time from the deal (before or
+        after the Cambio) until the first draw; the hand then ends at :meth:`end_declarations`."""
         if self.phase == "play":
             raise IllegalAction("too late: automatic wins must be declared before the first card is drawn")
-        self._phase("declare")
+        self._phase("cambio", "declare")
         self._player(player)
         kind, shown = aw.best_autowin(self.hands[player], self.settings, self.dealt.get(player))
         if kind is None:
