@@ -9,9 +9,15 @@ meld when, in table coordinates,
   card size.
 
 A *partial* card — only its corner index was seen, as for every card but the
-top one in an overlapped row — is a point (the index centre): it joins a whole
-card whose outline is within ``partial_reach`` card sizes, and another partial
-card within ``2·partial_reach`` (minus a little) card sizes. The card size
+top one in an overlapped row — is a point (the index centre). Within a seat
+zone it joins a whole card in the same row as seen from the seat (less than
+``CARD_ROW_BAND`` card sizes across the row from the card's centre) at most
+``partial_reach`` card sizes beyond the card's ends (so a missing card in a row
+does not split it), and another partial card of the same row within
+``PARTIAL_PAIR`` card sizes; an index of the row behind does not join. Melds
+laid as rows along the seat's edge are what tableref expects; a column of
+overlapped cards (from the player towards the centre) is only grouped where the
+cards are seen whole. The card size
 (``card_ref``) is the median size of the whole cards, or estimated from index
 sizes when there are none.
 
@@ -37,7 +43,10 @@ from .zones import Zone
 GAP_FRAC = 0.25       # largest gap along a row, in card sizes, that still joins two cards
 ROW_FRAC = 0.40       # largest offset across a row, in card sizes, for cards "in line"
 TOUCH_FRAC = 0.01     # overlap area (fraction of the smaller card) that counts as overlapping
-PARTIAL_REACH = 0.3   # a lone index joins a whole card this close (card sizes)
+PARTIAL_REACH = 0.5   # a lone index joins a whole card this close (card sizes), in line with its sides
+PARTIAL_PAIR = 0.6    # two lone indices this close (card sizes) belong together
+CARD_ROW_BAND = 0.6   # a lone index in a seat's row: at most this far (card sizes) across the row from a card's centre
+INDEX_ROW_BAND = 0.35 # two lone indices in one row: at most this far apart across the row
 INDEX_TO_CARD = 5.5   # card size / index-box size (sqrt of areas; index ~0.13 x 0.28 of the card)
 
 
@@ -68,6 +77,114 @@ def estimate_card_size(sizes, partial) -> float:
     return INDEX_TO_CARD * float(np.median(sizes))
 
 
+class _Geometry:
+    """Per-card quantities for a set of outlines (table coordinates)."""
+
+    def __init__(self, polys, partial, card_ref=None):
+        P = [np.asarray(p, dtype=np.float32).reshape(-1, 2) for p in polys]
+        self.P = P
+        if all(len(p) == len(P[0]) for p in P):
+            A = np.stack(P).astype(np.float64)                     # (n, k, 2)
+            x, y = A[:, :, 0], A[:, :, 1]
+            xn, yn = np.concatenate([x[:, 1:], x[:, :1]], 1), np.concatenate([y[:, 1:], y[:, :1]], 1)
+            self.sizes = np.sqrt(np.maximum(0.5 * np.abs((x * yn - y * xn).sum(axis=1)), 1e-6))
+            self.centres = A.mean(axis=1)
+            radius = np.linalg.norm(A - self.centres[:, None, :], axis=2).max(axis=1)
+        else:
+            self.sizes = np.array([_poly_size(p) for p in P])
+            self.centres = np.array([p.mean(axis=0) for p in P], dtype=np.float64)
+            radius = np.array([np.max(np.linalg.norm(p - p.mean(axis=0), axis=1)) for p in P])
+        self.partial = np.asarray(partial, dtype=bool)
+        own = estimate_card_size(self.sizes, self.partial)
+        ref = own if card_ref is None or (~self.partial).sum() >= 2 else float(card_ref)
+        self.ref = max(ref, 1e-6)
+        self.radius = radius
+        self.d = np.linalg.norm(self.centres[:, None, :] - self.centres[None, :, :], axis=2)
+
+    def index_near_card(self, p: int, w: int, reach: float, tol: float = 0.05) -> bool:
+        """Is lone index ``p`` where a card covered by (or lying beside) whole card ``w`` shows it?
+
+        The index must lie within the band of ``w`` along one of its axes and
+        at most ``reach`` outside it along the other (a cross-shaped region, so
+        an index of the next row or column does not join)."""
+        q = self.P[w].astype(np.float64)
+        if len(q) != 4:
+            dist = -cv2.pointPolygonTest(self.P[w], tuple(map(float, self.centres[p])), True)
+            return dist <= reach
+        o, e1, e2 = q[0], q[1] - q[0], q[3] - q[0]
+        l1, l2 = max(np.linalg.norm(e1), 1e-6), max(np.linalg.norm(e2), 1e-6)
+        rel = self.centres[p] - o
+        a, b = rel @ e1 / l1 ** 2, rel @ e2 / l2 ** 2          # fractions along the two edges
+        ra, rb = reach / l1, reach / l2
+        in_a, in_b = -tol <= a <= 1 + tol, -tol <= b <= 1 + tol
+        return bool((in_a and -rb <= b <= 1 + rb) or (in_b and -ra <= a <= 1 + ra))
+
+    def links(self, *, partial_reach=PARTIAL_REACH, touch_frac=TOUCH_FRAC, gap_frac=GAP_FRAC,
+              row_frac=ROW_FRAC, axes=None) -> list[list[int]]:
+        """Connected groups of cards. Rows (lined up with a small gap) join only when the
+        seat's ``axes`` (right, forward) are given; overlaps and lone indices always."""
+        n = len(self.P)
+        partial, ref, d = self.partial, self.ref, self.d
+        reach = partial_reach * ref
+        radius = np.where(partial, reach, self.radius)
+        s_pair = np.maximum(ref, (self.sizes[:, None] + self.sizes[None, :]) / 2.0)
+        rsum = radius[:, None] + radius[None, :]
+        near = np.triu(d <= rsum + gap_frac * s_pair, k=1)
+        row_join = np.zeros_like(near)
+        if axes is not None:
+            u_lo, u_hi, v_c = self.extent(axes)
+            in_row = np.abs(v_c[:, None] - v_c[None, :]) <= row_frac * s_pair
+            gap = np.maximum(u_lo[None, :] - u_hi[:, None], u_lo[:, None] - u_hi[None, :])
+            row_join = near & in_row & (gap <= gap_frac * s_pair)
+            c_u = self.centres @ np.asarray(axes[0], dtype=np.float64)
+        areas = self.sizes ** 2
+        parent = list(range(n))
+        for i, j in zip(*np.nonzero(near)):
+            if partial[i] and partial[j]:
+                joined = d[i, j] <= PARTIAL_PAIR * ref
+                if axes is not None:        # two indices of one row sit at the same height
+                    joined = joined and abs(v_c[i] - v_c[j]) <= INDEX_ROW_BAND * ref
+            elif partial[i] or partial[j]:
+                p_, w_ = (i, j) if partial[i] else (j, i)
+                if axes is None:
+                    joined = self.index_near_card(p_, w_, reach)
+                else:                       # in the card's row, at most ``reach`` beyond its ends
+                    gap_u = max(u_lo[w_] - c_u[p_], c_u[p_] - u_hi[w_], 0.0)
+                    joined = gap_u <= reach and abs(v_c[p_] - v_c[w_]) <= CARD_ROW_BAND * ref
+            else:
+                joined = bool(row_join[i, j])
+                if not joined and d[i, j] <= rsum[i, j]:
+                    area, _ = cv2.intersectConvexConvex(self.P[i], self.P[j], handleNested=True)
+                    joined = area > touch_frac * min(areas[i], areas[j])
+            if joined:
+                ri, rj = _find(parent, int(i)), _find(parent, int(j))
+                if ri != rj:
+                    parent[rj] = ri
+        groups: dict[int, list[int]] = {}
+        for i in range(n):
+            groups.setdefault(_find(parent, i), []).append(i)
+        return list(groups.values())
+
+    def extent(self, axes):
+        right, fwd = (np.asarray(a, dtype=np.float64) for a in axes)
+        u = [p.astype(np.float64) @ right for p in self.P]
+        u_lo = np.array([x.min() for x in u])
+        u_hi = np.array([x.max() for x in u])
+        v_c = self.centres @ fwd
+        return u_lo, u_hi, v_c
+
+
+def piles(polys: list[np.ndarray], partial, *, card_ref: float | None = None,
+          partial_reach: float = 0.3, touch_frac: float = TOUCH_FRAC) -> list[list[int]]:
+    """Groups of cards that physically touch (overlap, or a lone index at a whole card), any zone.
+
+    Used to keep a meld that straddles a zone boundary in one zone."""
+    if not polys:
+        return []
+    g = _Geometry(polys, partial, card_ref)
+    return g.links(partial_reach=partial_reach, touch_frac=touch_frac)
+
+
 def group_melds(cards: list[TableCard], polys: list[np.ndarray], zone: Zone, *,
                 gap_frac: float = GAP_FRAC, row_frac: float = ROW_FRAC, touch_frac: float = TOUCH_FRAC,
                 partial_reach: float = PARTIAL_REACH, card_ref: float | None = None,
@@ -75,81 +192,27 @@ def group_melds(cards: list[TableCard], polys: list[np.ndarray], zone: Zone, *,
     """Group the cards of one seat zone into ordered melds and loose cards.
 
     ``polys[i]`` is card ``i``'s outline in table coordinates ((4, 2) or more
-    points, convex); ``cards[i].partial`` marks a lone index. ``card_ref`` is
-    the typical card size in table units (default: estimated from these
-    cards). Returns ``(melds, loose)``; melds are ordered left → right as seen
-    from the seat (by their leftmost edge, rows behind one another far →
-    near), loose cards left → right.
+    points, convex; a whole card's outline starts at a corner and goes round);
+    ``cards[i].partial`` marks a lone index. ``card_ref`` is the typical card
+    size in table units (default: estimated from these cards). Returns
+    ``(melds, loose)``; melds are ordered left → right as seen from the seat
+    (by their leftmost edge, rows behind one another far → near), loose cards
+    left → right.
     """
     n = len(cards)
     if n == 0:
         return [], []
     right = np.asarray(zone.right, dtype=np.float64)
     fwd = np.asarray(zone.forward, dtype=np.float64)
-    P = [np.asarray(p, dtype=np.float32).reshape(-1, 2) for p in polys]
-    if all(len(p) == len(P[0]) for p in P):
-        A = np.stack(P).astype(np.float64)                     # (n, k, 2)
-        x, y = A[:, :, 0], A[:, :, 1]
-        xn, yn = np.concatenate([x[:, 1:], x[:, :1]], 1), np.concatenate([y[:, 1:], y[:, :1]], 1)
-        sizes = np.sqrt(np.maximum(0.5 * np.abs((x * yn - y * xn).sum(axis=1)), 1e-6))
-        U, V = A @ right, A @ fwd                              # (n, k)
-        centres = A.mean(axis=1)
-        radius = np.linalg.norm(A - centres[:, None, :], axis=2).max(axis=1)
-    else:
-        sizes = np.array([_poly_size(p) for p in P])
-        U = [p.astype(np.float64) @ right for p in P]
-        V = [p.astype(np.float64) @ fwd for p in P]
-        centres = np.array([p.mean(axis=0) for p in P], dtype=np.float64)
-        radius = np.array([np.max(np.linalg.norm(p - p.mean(axis=0), axis=1)) for p in P])
-    partial = np.array([bool(getattr(c, "partial", False)) for c in cards])
-    own_ref = estimate_card_size(sizes, partial)
-    ref = own_ref if card_ref is None or (~partial).sum() >= 2 else float(card_ref)
-    ref = max(ref, 1e-6)
-    if isinstance(U, np.ndarray):
-        cu, cv, umin, umax = U.mean(axis=1), V.mean(axis=1), U.min(axis=1), U.max(axis=1)
-    else:
-        cu = np.array([u.mean() for u in U])
-        cv = np.array([v.mean() for v in V])
-        umin = np.array([u.min() for u in U])
-        umax = np.array([u.max() for u in U])
-    areas = sizes ** 2
-    reach = partial_reach * ref
-    radius = np.where(partial, reach, radius)
-
-    # candidate pairs: close enough to touch or to be neighbours in a row
-    s_pair = np.maximum(ref, (sizes[:, None] + sizes[None, :]) / 2.0)
-    d = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
-    rsum = radius[:, None] + radius[None, :]
-    near = np.triu(d <= rsum + gap_frac * s_pair, k=1)
-    in_row = np.abs(cv[:, None] - cv[None, :]) <= row_frac * s_pair
-    gap = np.maximum(umin[None, :] - umax[:, None], umin[:, None] - umax[None, :])
-    row_join = near & in_row & (gap <= gap_frac * s_pair)
-
-    parent = list(range(n))
-    for i, j in zip(*np.nonzero(near)):
-        if partial[i] and partial[j]:
-            joined = d[i, j] <= 2 * reach * 0.92
-        elif partial[i] or partial[j]:
-            p_, w_ = (i, j) if partial[i] else (j, i)
-            dist = -cv2.pointPolygonTest(P[w_], (float(centres[p_][0]), float(centres[p_][1])), True)
-            joined = dist <= reach
-        else:
-            joined = bool(row_join[i, j])
-            if not joined and d[i, j] <= rsum[i, j]:
-                area, _ = cv2.intersectConvexConvex(P[i], P[j], handleNested=True)
-                joined = area > touch_frac * min(areas[i], areas[j])
-        if joined:
-            ri, rj = _find(parent, int(i)), _find(parent, int(j))
-            if ri != rj:
-                parent[rj] = ri
-
-    groups: dict[int, list[int]] = {}
-    for i in range(n):
-        groups.setdefault(_find(parent, i), []).append(i)
+    g = _Geometry(polys, [bool(getattr(c, "partial", False)) for c in cards], card_ref)
+    groups = g.links(partial_reach=partial_reach, touch_frac=touch_frac, gap_frac=gap_frac,
+                     row_frac=row_frac, axes=(right, fwd))
+    cu, cv = g.centres @ right, g.centres @ fwd
+    ref = g.ref
 
     melds: list[tuple[float, Meld]] = []
     loose: list[tuple[float, TableCard]] = []
-    for members in groups.values():
+    for members in groups:
         if len(members) < min_meld_size:
             for i in members:
                 loose.append((cu[i], cards[i]))
@@ -162,7 +225,8 @@ def group_melds(cards: list[TableCard], polys: list[np.ndarray], zone: Zone, *,
             order = sorted(members, key=lambda i: (cu[i], -cv[i]))
         # melds left -> right; melds starting at about the same place (rows one behind
         # another) far -> near
-        key = (round(float(us.min()) / (0.5 * ref)), -float(vs.mean()))
+        u_lo = min(float((g.P[i].astype(np.float64) @ right).min()) for i in members)
+        key = (round(u_lo / (0.5 * ref)), -float(vs.mean()))
         melds.append((key, Meld([cards[i] for i in order])))
     melds.sort(key=lambda x: x[0])
     loose.sort(key=lambda x: x[0])

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from .layout import GAP_FRAC, ROW_FRAC, estimate_card_size, group_melds
+from .layout import GAP_FRAC, ROW_FRAC, estimate_card_size, group_melds, piles
 from .table_state import Meld, SeatState, StableTable, TableCard
 from .types import DetectedCard, FrameObservation
 from .zones import TableZones
@@ -455,9 +455,27 @@ class TableTracker:
                 table_xy=(float(table_c[k][0]), float(table_c[k][1])), zone=zid,
                 quad=tr.quad.tolist() if tr.quad is not None else None, partial=tr.partial,
                 first_seen=tr.first_t, votes=tr.hits))
-            by_zone.setdefault(zid, []).append(k)
         sizes = [float(np.sqrt(max(abs(cv2.contourArea(p.astype(np.float32))), 1e-6))) for p in table_polys]
-        card_ref = estimate_card_size(sizes, [tr.partial for tr in tracks]) if tracks else None
+        partial = [tr.partial for tr in tracks]
+        card_ref = estimate_card_size(sizes, partial) if tracks else None
+        # a meld lying across a zone boundary belongs to one zone: the seat holding most of it
+        # (a seat wins over the centre: melds are laid from a seat towards the middle)
+        for pile in piles(table_polys, partial, card_ref=card_ref):
+            zs = {cards[k].zone for k in pile}
+            if len(zs) < 2:
+                continue
+            weight: dict[str, float] = {}
+            for k in pile:
+                if cards[k].zone is not None and cards[k].zone != zones.centre.id:
+                    weight[cards[k].zone] = weight.get(cards[k].zone, 0.0) + (0.6 if partial[k] else 1.0)
+            if weight:
+                best = max(sorted(weight), key=weight.get)
+            else:
+                best = zones.centre.id
+            for k in pile:
+                cards[k].zone = best
+        for k, c in enumerate(cards):
+            by_zone.setdefault(c.zone, []).append(k)
         seats = []
         sig_seats = []
         for z in zones.seats:
