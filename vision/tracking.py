@@ -82,6 +82,7 @@ class Track:
     confirmed: bool = False
     last_conf: float = 0.0
     partial: bool = False               # only the corner index is known (box = index box)
+    zone: str | None = None             # zone at the last layout (sticky: a meld keeps its seat)
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -458,24 +459,33 @@ class TableTracker:
         sizes = [float(np.sqrt(max(abs(cv2.contourArea(p.astype(np.float32))), 1e-6))) for p in table_polys]
         partial = [tr.partial for tr in tracks]
         card_ref = estimate_card_size(sizes, partial) if tracks else None
-        # a meld lying across a zone boundary belongs to one zone: the seat holding most of it
-        # (a seat wins over the centre: melds are laid from a seat towards the middle)
+        # A pile of touching cards (a meld) belongs to one zone, and keeps the zone it had:
+        # a meld that grows across a zone boundary stays with its seat. New piles go to the
+        # seat holding most of them (a seat wins over the centre: melds are laid from a seat
+        # towards the middle).
         for pile in piles(table_polys, partial, card_ref=card_ref):
-            zs = {cards[k].zone for k in pile}
-            if len(zs) < 2:
-                continue
-            weight: dict[str, float] = {}
+            known: dict[str, float] = {}
             for k in pile:
-                if cards[k].zone is not None and cards[k].zone != zones.centre.id:
-                    weight[cards[k].zone] = weight.get(cards[k].zone, 0.0) + (0.6 if partial[k] else 1.0)
-            if weight:
-                best = max(sorted(weight), key=weight.get)
+                if tracks[k].zone is not None:
+                    known[tracks[k].zone] = known.get(tracks[k].zone, 0.0) + 1.0
+            if known:
+                best = max(sorted(known), key=known.get)
             else:
-                best = zones.centre.id
+                weight: dict[str, float] = {}
+                for k in pile:
+                    if cards[k].zone is not None and cards[k].zone != zones.centre.id:
+                        weight[cards[k].zone] = weight.get(cards[k].zone, 0.0) + (0.6 if partial[k] else 1.0)
+                if weight:
+                    best = max(sorted(weight), key=weight.get)
+                elif any(cards[k].zone == zones.centre.id for k in pile):
+                    best = zones.centre.id
+                else:
+                    best = None
             for k in pile:
                 cards[k].zone = best
         for k, c in enumerate(cards):
             by_zone.setdefault(c.zone, []).append(k)
+            tracks[k].zone = c.zone
         seats = []
         sig_seats = []
         for z in zones.seats:
