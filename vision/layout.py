@@ -10,11 +10,15 @@ meld when, in table coordinates,
 
 A *partial* card — only its corner index was seen, as for every card but the
 top one in an overlapped row — is a point (the index centre). Within a seat
-zone it joins a whole card in the same row as seen from the seat (less than
-``CARD_ROW_BAND`` card sizes across the row from the card's centre) at most
-``partial_reach`` card sizes beyond the card's ends (so a missing card in a row
-does not split it), and another partial card of the same row within
-``PARTIAL_PAIR`` card sizes; an index of the row behind does not join. Melds
+zone it joins the nearest card of its row on each side as seen from the seat: a
+whole card less than ``CARD_ROW_BAND`` card sizes across the row from the index
+and at most ``partial_reach`` card sizes beyond its ends (so a missing card at
+the end of a row does not split it), or another lone index of the same row
+within ``PARTIAL_PAIR`` card sizes — but the farther side only when it is at
+most ``SIDE_RATIO`` times as far as the nearer one, so the first card of a meld
+does not join the previous meld lying a little further away. An index of the
+row behind never joins. (A card taken from the middle of an overlapped row
+leaves a gap that splits the meld unless the player closes it.) Melds
 laid as rows along the seat's edge are what tableref expects; a column of
 overlapped cards (from the player towards the centre) is only grouped where the
 cards are seen whole. The card size
@@ -47,6 +51,7 @@ PARTIAL_REACH = 0.5   # a lone index joins a whole card this close (card sizes),
 PARTIAL_PAIR = 0.6    # two lone indices this close (card sizes) belong together
 CARD_ROW_BAND = 0.6   # a lone index in a seat's row: at most this far (card sizes) across the row from a card's centre
 INDEX_ROW_BAND = 0.35 # two lone indices in one row: at most this far apart across the row
+SIDE_RATIO = 1.2      # a lone index joins its farther neighbour only if at most this much farther
 INDEX_TO_CARD = 5.5   # card size / index-box size (sqrt of areas; index ~0.13 x 0.28 of the card)
 
 
@@ -139,18 +144,41 @@ class _Geometry:
             c_u = self.centres @ np.asarray(axes[0], dtype=np.float64)
         areas = self.sizes ** 2
         parent = list(range(n))
-        for i, j in zip(*np.nonzero(near)):
+        pairs = list(zip(*np.nonzero(near)))
+        if axes is not None:
+            # A lone index belongs to the card lying over the rest of it, the nearest card of
+            # its row (as seen from the seat) on one side. It joins the nearest card on each
+            # side, but the farther side only if it is nearly as near (SIDE_RATIO): so the
+            # first card of a meld does not join the previous meld a little further away,
+            # while the indices of a fan, evenly spaced, all join.
+            for p_ in np.nonzero(partial)[0]:
+                side = {-1: (None, math.inf), 1: (None, math.inf)}
+                for w_ in range(n):
+                    if w_ == p_:
+                        continue
+                    if partial[w_]:
+                        dist = abs(c_u[p_] - c_u[w_])
+                        ok = dist <= PARTIAL_PAIR * ref and abs(v_c[p_] - v_c[w_]) <= INDEX_ROW_BAND * ref
+                        sgn = 1 if c_u[w_] >= c_u[p_] else -1
+                    else:
+                        dist = max(u_lo[w_] - c_u[p_], c_u[p_] - u_hi[w_], 0.0)
+                        ok = dist <= reach and abs(v_c[p_] - v_c[w_]) <= CARD_ROW_BAND * ref
+                        sgn = 1 if (u_lo[w_] + u_hi[w_]) / 2 >= c_u[p_] else -1
+                    if ok and dist < side[sgn][1]:
+                        side[sgn] = (w_, dist)
+                nearest = min(side[-1][1], side[1][1])
+                for w_, dist in side.values():
+                    if w_ is not None and dist <= SIDE_RATIO * nearest + 0.02 * ref:
+                        ri, rj = _find(parent, int(p_)), _find(parent, int(w_))
+                        if ri != rj:
+                            parent[rj] = ri
+            pairs = [(i, j) for i, j in pairs if not (partial[i] or partial[j])]
+        for i, j in pairs:
             if partial[i] and partial[j]:
                 joined = d[i, j] <= PARTIAL_PAIR * ref
-                if axes is not None:        # two indices of one row sit at the same height
-                    joined = joined and abs(v_c[i] - v_c[j]) <= INDEX_ROW_BAND * ref
             elif partial[i] or partial[j]:
                 p_, w_ = (i, j) if partial[i] else (j, i)
-                if axes is None:
-                    joined = self.index_near_card(p_, w_, reach)
-                else:                       # in the card's row, at most ``reach`` beyond its ends
-                    gap_u = max(u_lo[w_] - c_u[p_], c_u[p_] - u_hi[w_], 0.0)
-                    joined = gap_u <= reach and abs(v_c[p_] - v_c[w_]) <= CARD_ROW_BAND * ref
+                joined = self.index_near_card(p_, w_, reach)
             else:
                 joined = bool(row_join[i, j])
                 if not joined and d[i, j] <= rsum[i, j]:
