@@ -52,6 +52,7 @@ PARTIAL_PAIR = 0.6    # two lone indices this close (card sizes) belong together
 CARD_ROW_BAND = 0.6   # a lone index in a seat's row: at most this far (card sizes) across the row from a card's centre
 INDEX_ROW_BAND = 0.35 # two lone indices in one row: at most this far apart across the row
 SIDE_RATIO = 1.2      # a lone index joins its farther neighbour only if at most this much farther
+KEEP_REACH = 0.9      # cards already in one meld stay joined up to this far (card sizes) along the row
 INDEX_TO_CARD = 5.5   # card size / index-box size (sqrt of areas; index ~0.13 x 0.28 of the card)
 
 
@@ -125,7 +126,7 @@ class _Geometry:
         return bool((in_a and -rb <= b <= 1 + rb) or (in_b and -ra <= a <= 1 + ra))
 
     def links(self, *, partial_reach=PARTIAL_REACH, touch_frac=TOUCH_FRAC, gap_frac=GAP_FRAC,
-              row_frac=ROW_FRAC, axes=None) -> list[list[int]]:
+              row_frac=ROW_FRAC, axes=None, keep_pairs=()) -> list[list[int]]:
         """Connected groups of cards. Rows (lined up with a small gap) join only when the
         seat's ``axes`` (right, forward) are given; overlaps and lone indices always."""
         n = len(self.P)
@@ -173,6 +174,23 @@ class _Geometry:
                         if ri != rj:
                             parent[rj] = ri
             pairs = [(i, j) for i, j in pairs if not (partial[i] or partial[j])]
+            # cards that were one meld stay one while they lie in the same row, not much further
+            # apart than a missing card (a card taken out of the middle of an overlapped meld)
+            for i, j in keep_pairs:
+                if abs(v_c[i] - v_c[j]) > CARD_ROW_BAND * ref:
+                    continue
+                if partial[i] and partial[j]:
+                    dist, lim = abs(c_u[i] - c_u[j]), KEEP_REACH * ref + PARTIAL_PAIR * ref
+                elif partial[i] or partial[j]:
+                    p_, w_ = (i, j) if partial[i] else (j, i)
+                    dist, lim = max(u_lo[w_] - c_u[p_], c_u[p_] - u_hi[w_], 0.0), KEEP_REACH * ref
+                else:
+                    dist = max(u_lo[j] - u_hi[i], u_lo[i] - u_hi[j], 0.0)
+                    lim = gap_frac * ref + 0.5 * KEEP_REACH * ref
+                if dist <= lim:
+                    ri, rj = _find(parent, int(i)), _find(parent, int(j))
+                    if ri != rj:
+                        parent[rj] = ri
         for i, j in pairs:
             if partial[i] and partial[j]:
                 joined = d[i, j] <= PARTIAL_PAIR * ref
@@ -216,7 +234,7 @@ def piles(polys: list[np.ndarray], partial, *, card_ref: float | None = None,
 def group_melds(cards: list[TableCard], polys: list[np.ndarray], zone: Zone, *,
                 gap_frac: float = GAP_FRAC, row_frac: float = ROW_FRAC, touch_frac: float = TOUCH_FRAC,
                 partial_reach: float = PARTIAL_REACH, card_ref: float | None = None,
-                min_meld_size: int = 2) -> tuple[list[Meld], list[TableCard]]:
+                min_meld_size: int = 2, keep_pairs=()) -> tuple[list[Meld], list[TableCard]]:
     """Group the cards of one seat zone into ordered melds and loose cards.
 
     ``polys[i]`` is card ``i``'s outline in table coordinates ((4, 2) or more
@@ -234,7 +252,7 @@ def group_melds(cards: list[TableCard], polys: list[np.ndarray], zone: Zone, *,
     fwd = np.asarray(zone.forward, dtype=np.float64)
     g = _Geometry(polys, [bool(getattr(c, "partial", False)) for c in cards], card_ref)
     groups = g.links(partial_reach=partial_reach, touch_frac=touch_frac, gap_frac=gap_frac,
-                     row_frac=row_frac, axes=(right, fwd))
+                     row_frac=row_frac, axes=(right, fwd), keep_pairs=keep_pairs)
     cu, cv = g.centres @ right, g.centres @ fwd
     ref = g.ref
 
