@@ -82,7 +82,7 @@ class Track:
     confirmed: bool = False
     last_conf: float = 0.0
     partial: bool = False               # only the corner index is known (box = index box)
-    zone: str | None = None             # zone at the last layout (sticky: a meld keeps its seat)
+    zone: str | None = None             # zone when last published (sticky: a meld keeps its seat)
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -296,6 +296,11 @@ class TableTracker:
                 version = (self._published.version + 1) if self._published else 1
                 # publish the latest geometry of the same state
                 self._published = replace(table, since=self._pending_since, version=version, changed=True, t=t)
+                # published cards keep their zone from now on (a meld keeps its seat)
+                zone_of = {c.track_id: c.zone for c in table.cards}
+                for tr in self.tracks:
+                    if tr.id in zone_of:
+                        tr.zone = zone_of[tr.id]
                 self._published_sig = sig
                 return self._published
         if self._published is None:
@@ -486,7 +491,6 @@ class TableTracker:
                 cards[k].zone = best
         for k, c in enumerate(cards):
             by_zone.setdefault(c.zone, []).append(k)
-            tracks[k].zone = c.zone
         seats = []
         sig_seats = []
         for z in zones.seats:
