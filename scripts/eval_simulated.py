@@ -58,7 +58,7 @@ def watch(game: str, d: Path, players: list[str], threads: int) -> tuple[dict | 
     return (ends[-1] if ends else None), events, dt
 
 
-def synthetic(game: str, seed: int) -> tuple[dict | None, list[dict], float]:
+def synthetic(game: str, seed: int, noise: float = 0.0) -> tuple[dict | None, list[dict], float]:
     from tableref.session import TableSession
     from tableref.simulate.bots import play_desmoche, play_marriage
     from tableref.simulate.observations import script_observations
@@ -68,20 +68,20 @@ def synthetic(game: str, seed: int) -> tuple[dict | None, list[dict], float]:
     got: list[dict] = []
     s.on_hand_end = got.append
     t0 = time.perf_counter()
-    for obs in script_observations(sc):
+    for obs in script_observations(sc, noise=noise, seed=seed):
         s.feed_observation(obs)
     s.end_of_stream()
     return (got[-1] if got else None), list(s._events), time.perf_counter() - t0
 
 
 def one(args) -> dict:
-    game, seed, work, synth, threads = args
+    game, seed, work, synth, threads, noise = args
     if synth:
         from tableref.simulate.bots import play_desmoche, play_marriage
 
         sc = play_desmoche(seed) if game == "desmoche" else play_marriage(seed)
         truth = sc.truth
-        result, events, dt = synthetic(game, seed)
+        result, events, dt = synthetic(game, seed, noise)
         frames = None
     else:
         d = simulate(game, seed, work)
@@ -106,6 +106,8 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="hands evaluated in parallel")
     ap.add_argument("--threads", type=int, default=None, help="ONNX Runtime threads per job (default 2/jobs)")
     ap.add_argument("--synthetic", action="store_true", help="perfect recognition (no video)")
+    ap.add_argument("--noise", type=float, default=0.0,
+                    help="with --synthetic: miss each card with this probability per frame, misread a third as often")
     ap.add_argument("--json", default=None, help="write the per-hand results here")
     args = ap.parse_args(argv)
     work = Path(args.work)
@@ -117,7 +119,7 @@ def main(argv=None) -> int:
         if game not in ("desmoche", "marriage"):
             ap.error(f"unknown game {game!r}")
         start = args.start if args.start is not None else (1000 if game == "desmoche" else 2000)
-        tasks += [(game, s, work, args.synthetic, threads) for s in range(start, start + args.n)]
+        tasks += [(game, s, work, args.synthetic, threads, args.noise) for s in range(start, start + args.n)]
     from tqdm import tqdm
 
     results = []

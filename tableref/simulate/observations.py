@@ -16,8 +16,35 @@ from vision.types import DetectedCard, FrameObservation
 from .render import FPS, FRAME_SIZE, StickyPlacer, TableLayout, _card_corners
 
 
-def script_observations(script, fps: float = FPS, hold: int = 8, hidden: int = 3, size=FRAME_SIZE):
-    """Yield FrameObservations for ``script`` (see the module docstring)."""
+def script_observations(script, fps: float = FPS, hold: int = 8, hidden: int = 3, size=FRAME_SIZE,
+                        noise: float = 0.0, seed: int = 0):
+    """Yield FrameObservations for ``script`` (see the module docstring).
+
+    ``noise`` > 0 imitates an imperfect recogniser: each card is missed with
+    probability ``noise``, misread (a random other label, low confidence) with
+    probability ``noise / 3``, and its box jitters by a few pixels.
+    """
+    import random as _random
+
+    rnd = _random.Random(seed)
+    labels_all = [r + s for s in "CDHS" for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")]
+
+    def noisy(cards):
+        if noise <= 0:
+            return list(cards)
+        out = []
+        for d in cards:
+            if rnd.random() < noise:
+                continue
+            j = np.array([rnd.gauss(0, 2.0), rnd.gauss(0, 2.0)])
+            q = np.array(d.quad) + j
+            lab, conf = d.card, 0.9
+            if rnd.random() < noise / 3:
+                lab, conf = rnd.choice(labels_all), 0.4
+            nd = _det(lab, q)
+            nd.confidence = conf
+            out.append(nd)
+        return out
     n = len(script.players)
     card_h = 104.0
     if script.game == "marriage":
@@ -46,10 +73,10 @@ def script_observations(script, fps: float = FPS, hold: int = 8, hidden: int = 3
         if kf.actor is not None and k > 0:
             for _ in range(hidden):     # the hand covers the actor's cards
                 vis = [d for d, s in zip(prev_cards, prev_seat_of) if s != kf.actor]
-                yield FrameObservation(k / fps, W, H, vis, 1.0, False)
+                yield FrameObservation(k / fps, W, H, noisy(vis), 1.0, False)
                 k += 1
         for _ in range(hold):
-            yield FrameObservation(k / fps, W, H, list(cards), 1.0, False)
+            yield FrameObservation(k / fps, W, H, noisy(cards), 1.0, False)
             k += 1
         prev_cards, prev_seat_of = cards, seat_of
 
