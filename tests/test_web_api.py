@@ -268,6 +268,8 @@ def test_zones_post(table):
     assert session.zones["coords"] == "image" and len(session.zones["seats"]) == 4
     r = post(c, "/api/zones", {**body, "centre": [[5000, 0], [1, 1], [2, 2]]}, tok)
     assert r.status_code == 400 and "outside" in r.get_json()["error"]
+    r = post(c, "/api/zones", {**body, "seats": [quad] * 3}, tok)
+    assert r.status_code == 400 and "4 seats but 3" in r.get_json()["error"]
 
 
 # ---------------------------------------------------------------- hands, corrections, undo
@@ -490,6 +492,13 @@ def test_real_session_desmoche_hand_reaches_scoreboard_verbatim(tmp_path):
         assert data["balances"] == {p: decided["net"].get(p, 0) for p in ["Ana", "Beto", "Cris"]}
         assert sum(data["balances"].values()) == 0
         assert any(e["kind"] == "card_correction" and e["why"] == "smudge" for e in data["entries"])
+        # Zones clicked on the setup page are a layout the session's geometry accepts.
+        quad = [[10, 10], [600, 10], [600, 100], [10, 100]]
+        r = post(c, "/api/zones", {"frame_size": [1280, 720], "seats": [quad, quad, quad],
+                                   "centre": [[400, 200], [880, 200], [880, 500], [400, 500]]}, tok)
+        assert r.status_code == 200, r.get_json()
+        zones = session._make_zones((640, 360))
+        assert zones.n_seats == 3 and zones.zone_at(320, 175, (640, 360)).is_centre
     finally:
         close_app(app)
         ledger.close()

@@ -170,6 +170,9 @@ def setup():
 def zones():
     c = ctx()
     clean = validate_zones(body())
+    seats = len(c.snapshot().get("players") or c.setup().get("players") or [])
+    if seats and len(clean["seats"]) != seats:
+        raise SetupError(f"the table has {seats} seats but {len(clean['seats'])} seat zones were drawn", "seats")
     with c.lock:
         session_call("the zones could not be used: ", c.session.reconfigure, zones=clean)
     c.hub.publish({"type": "zones"})

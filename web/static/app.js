@@ -174,7 +174,12 @@ function renderLive(state) {
     const parts = Object.entries(net).map(([p, v]) => p + " " + (v > 0 ? "+" : "") + v);
     banner.replaceChildren(el("b", {}, T("winner") + ": " + table.winner), parts.length ? el("span", {}, " · " + parts.join(", ")) : null);
     banner.hidden = false;
+  } else if (table.result) {
+    banner.replaceChildren(el("b", {}, T("no_winner")), table.pot ? el("span", {}, " · " + T("pot") + " " + table.pot) : null);
+    banner.hidden = false;
   } else banner.hidden = true;
+  const next = $("#next-hand");
+  if (next) next.hidden = !table.waiting_for_clear_table;
   const lerr = $("#ledger-error");
   if (state.ledger && state.ledger.error) { lerr.textContent = state.ledger.error; lerr.hidden = false; } else lerr.hidden = true;
   if (table.error) toast(table.error, true);
@@ -401,7 +406,8 @@ function initZones() {
   $("#zone-clear").addEventListener("click", () => { delete zones.polys[$("#zone-target").value]; drawZones(); });
   cv.addEventListener("click", (e) => {
     const r = cv.getBoundingClientRect();
-    const x = (e.clientX - r.left) / r.width, y = (e.clientY - r.top) / r.height;
+    const clamp = (v) => Math.min(1, Math.max(0, v));
+    const x = clamp((e.clientX - r.left) / r.width), y = clamp((e.clientY - r.top) / r.height);
     const k = $("#zone-target").value;
     const pts = zones.polys[k] && zones.polys[k].length < 4 ? zones.polys[k] : [];
     pts.push([x, y]);
