@@ -116,6 +116,16 @@ class _Move:
     uses_joker_face: bool    # a joker face used as itself (only useful when pure is needed)
 
 
+def _rank_mask(pred) -> int:
+    return sum(1 << (2 * i) for i in range(N_FACES) if pred(i % 13 + 1))
+
+
+_LO_ALL = _rank_mask(lambda r: True)
+_R_LE12, _R_LE11 = _rank_mask(lambda r: r <= 12), _rank_mask(lambda r: r <= 11)
+_R_GE2, _R_GE3 = _rank_mask(lambda r: r >= 2), _rank_mask(lambda r: r >= 3)
+_R_ACE, _R_KING, _R_QUEEN = _rank_mask(lambda r: r == 1), _rank_mask(lambda r: r == 13), _rank_mask(lambda r: r == 12)
+
+
 class _Tables:
     """Per-tiplu move tables: for each face, the combinations it can start."""
 
@@ -128,7 +138,22 @@ class _Tables:
                 lo |= 1 << (2 * i)
                 hi |= 2 << (2 * i)
         self.joker_lo, self.joker_hi = lo, hi
+        self.natural_lo = _LO_ALL & ~lo  # presence bits of the non-joker faces
         self.moves = [self._moves_for(i) for i in range(N_FACES)]
+        # the same moves, for the all-wild search, as fast tuples:
+        # (presence mask needed, packed cards to subtract, jokers used, needs three of a face, move)
+        self.fast_moves = []
+        for i in range(N_FACES):
+            row = []
+            for mv in self.moves[i]:
+                if mv.uses_joker_face:
+                    continue
+                mask = 0
+                for f in mv.faces:
+                    mask |= 1 << (2 * f)
+                delta = sum(1 << (2 * f) for f in mv.faces)
+                row.append((mask, delta, mv.wild, len(set(mv.faces)) < len(mv.faces), mv))
+            self.fast_moves.append(tuple(row))
 
     def _moves_for(self, x: int) -> list[_Move]:
         J = self.is_joker
@@ -165,6 +190,18 @@ class _Tables:
         moves.append(_Move((x,), 2, False, False))
         return moves
 
+    def singles(self, state: int) -> int:
+        """How many non-joker cards in ``state`` have no possible partner among the
+        non-joker cards (so each needs two jokers, or must be the discard)."""
+        pres = (state | (state >> 1)) & self.natural_lo
+        near = (((pres >> 2) & _R_LE12) | ((pres >> 4) & _R_LE11) | ((pres << 2) & _R_GE2)
+                | ((pres << 4) & _R_GE3) | ((pres >> 24) & _R_ACE) | ((pres >> 22) & _R_ACE)
+                | ((pres << 24) & _R_KING) | ((pres << 22) & _R_QUEEN)
+                | (pres >> 26) | (pres >> 52) | (pres >> 78) | (pres << 26) | (pres << 52) | (pres << 78)
+                | (state & (state >> 1) & _LO_ALL))
+        alone = pres & ~near  # such a face is held once or twice (three would be a tunnela)
+        return (state & alone).bit_count() + 2 * ((state >> 1) & alone).bit_count()
+
     def jokers_in(self, state: int) -> int:
         return (state & self.joker_lo).bit_count() + 2 * (state & self.joker_hi).bit_count()
 
@@ -187,97 +224,95 @@ def find_finish(state: int, tiplu: Card | None, n_combos: int, n_pure: int, n_di
                 joker_spare_ok: bool = True) -> Finish | None:
     """Arrange ``state`` into ``n_combos`` combinations (at least ``n_pure`` pure) and
     ``n_discard`` spare cards. Requires ``3*n_combos + n_discard`` cards.
-    With ``joker_spare_ok=False`` the spare cards must not be jokers."""
+    With ``joker_spare_ok=False`` the spare cards must not be jokers.
+
+    The pure combinations are chosen first among the few the hand holds (jokers as
+    plain cards); the rest is then arranged with every joker wild, sharing one memo
+    of failed states across all choices.
+    """
     T = tables_for(tiplu)
     total = sum(_count(state, i) for i in range(N_FACES))
     if total != 3 * n_combos + n_discard or n_pure > n_combos:
         return None
-    failed: set = set()
-    # pure combinations still needed must stay possible: check against the
-    # candidates of the starting hand (cards only ever leave the state)
-    cands = [(c, sum(1 << (2 * f) for f in c)) for c in pure_candidates(state)]
-    pure_memo: dict = {}
-
-    def pure_ok(st: int, k: int, start: int = 0) -> bool:
-        if k == 0:
-            return True
-        key = (st, k, start)
-        got = pure_memo.get(key)
-        if got is None:
-            got = False
-            for j in range(start, len(cands)):
-                faces, sub = cands[j]
-                nst = _sub(st, faces)
-                if nst is not None and pure_ok(nst, k - 1, j):
-                    got = True
-                    break
-            pure_memo[key] = got
-        return got
-
-    moves_tab = T.moves
-    is_joker = T.is_joker
+    joker_all = T.joker_lo | T.joker_hi
     jokers_in = T.jokers_in
+    singles = T.singles
+    fast_moves = T.fast_moves
+    failed: set = set()
 
-    def rec(st: int, pool: int, d: int, c: int, p: int):
-        # returns list of actions (reversed) or None
+    def rec(st: int, pool: int, d: int, c: int):
+        """``st`` holds no joker faces; ``pool`` jokers are wild. Returns actions (reversed) or None."""
         if st == 0:
-            return [] if p == 0 and (d == 0 or joker_spare_ok) else None
-        key = (st, pool, d, p)
+            return [] if (d == 0 or joker_spare_ok) else None
+        key = (st, pool, d)
         if key in failed:
             return None
-        if p and not pure_ok(st, p):
+        # a card with no partner needs two jokers (or is the discard)
+        if 2 * (singles(st) - d) > pool:
             failed.add(key)
             return None
         low = st & -st
         x = (low.bit_length() - 1) >> 1
-        one = 1 << (2 * x)
-        if is_joker[x]:
-            # into the wild pool
-            res = rec(st - one, pool + 1, d, c, p)
-            if res is not None:
-                res.append(("pool", x))
-                return res
         if c > 0:
-            avail_j = pool + jokers_in(st)
-            for mv in moves_tab[x]:
-                if mv.uses_joker_face and p == 0:
+            pres = (st | (st >> 1)) & _LO_ALL
+            for mask, delta, wild, triple, mv in fast_moves[x]:
+                if wild > pool or (pres & mask) != mask:
                     continue
-                nst = st
-                ok = True
-                for f in mv.faces:
-                    if (nst >> (2 * f)) & 3 == 0:
-                        ok = False
-                        break
-                    nst -= 1 << (2 * f)
-                if not ok:
+                if triple and (st >> (2 * x)) & 3 != 3:
                     continue
-                if mv.wild:
-                    npool = pool - mv.wild
-                    # jokers still available (pool + joker faces left) must cover the debt
-                    if npool + jokers_in(nst) < 0:
-                        continue
-                else:
-                    npool = pool
-                res = rec(nst, npool, d, c - 1, p - 1 if (mv.pure and p) else p)
+                res = rec(st - delta, pool - wild, d, c - 1)
                 if res is not None:
                     res.append(("combo", mv))
                     return res
-        if d > 0 and not is_joker[x]:
-            res = rec(st - one, pool, d - 1, c, p)
+        if d > 0:
+            res = rec(st - (1 << (2 * x)), pool, d - 1, c)
             if res is not None:
                 res.append(("discard", x))
                 return res
         failed.add(key)
         return None
 
-    actions = rec(state, 0, n_discard, n_combos, n_pure)
-    if actions is None:
+    if n_pure:
+        # necessary condition, and it fills the shared memo: with every joker wild the
+        # whole hand must arrange (a pure combination stays valid with wild jokers)
+        jm = state & joker_all
+        if rec(state - jm, jokers_in(jm), n_discard, n_combos) is None:
+            return None
+    cands = pure_candidates(state) if n_pure else []
+    tried: set = set()
+
+    def choose(st: int, start: int, k: int, chosen: list):
+        if k == 0:
+            if st in tried:
+                return None
+            tried.add(st)
+            jm = st & joker_all
+            res = rec(st - jm, jokers_in(jm), n_discard, n_combos - n_pure)
+            if res is None:
+                return None
+            return chosen, jm, res
+        for j in range(start, len(cands)):
+            nst = _sub(st, cands[j])
+            if nst is not None:
+                if k > 1:
+                    # the rest must still arrange with every joker wild (memoised, shared)
+                    jm = nst & joker_all
+                    if rec(nst - jm, jokers_in(jm), n_discard, n_combos - len(chosen) - 1) is None:
+                        continue
+                got = choose(nst, j, k - 1, chosen + [cands[j]])
+                if got is not None:
+                    return got
         return None
+
+    found = choose(state, 0, n_pure, [])
+    if found is None:
+        return None
+    chosen, jm, actions = found
     out = Finish()
+    out.combos = [(list(faces), 0) for faces in chosen]
+    out.pool = [i for i in range(N_FACES) for _ in range(_count(jm, i))]
     for act in reversed(actions):
-        if act[0] == "pool":
-            out.pool.append(act[1])
-        elif act[0] == "discard":
+        if act[0] == "discard":
             out.discards.append(act[1])
         else:
             out.combos.append((list(act[1].faces), act[1].wild))
