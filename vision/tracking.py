@@ -36,10 +36,11 @@ How it decides
   frames (so any monotonic focus measure works, whatever the table's texture),
   or below the absolute floor ``min_sharpness``; a "blur" lasting over
   ``max_blur_seconds`` is taken as a changed scene and no longer freezes.
-* **Hidden cards**: while any confirmed card has been missed for more than
+* **Hidden cards**: while any published card has been missed for more than
   ``hold_missing_seconds`` but is not yet gone (a hand or an arm over it),
   nothing is published and the stability clock restarts — so whatever the
-  detector makes of the hand never becomes a state.
+  detector makes of the hand never becomes a state. A confirmed card that was
+  never published and goes missing is dropped after 0.7 s (a ghost).
 * **Moves**: when a new card is confirmed while a confirmed card with the same
   label has been missing for ``transfer_min_missing`` seconds, the card was
   moved: the new track takes over the old identity (``track_id``) at once.
@@ -83,6 +84,7 @@ class Track:
     last_conf: float = 0.0
     partial: bool = False               # only the corner index is known (box = index box)
     zone: str | None = None             # zone when last published (sticky: a meld keeps its seat)
+    published: bool = False             # part of a published table state
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -245,7 +247,9 @@ class TableTracker:
             if tr.confirmed:
                 if not frozen:
                     tr.missed_clear += dt
-                if tr.missed_clear <= self.miss_seconds:
+                # a card never published (maybe a ghost: a hand, a misread) goes sooner
+                limit = self.miss_seconds if tr.published else min(self.miss_seconds, 0.7)
+                if tr.missed_clear <= limit:
                     keep_ids.add(tr.id)
             else:
                 if t - tr.last_t <= self.tentative_miss_seconds:
@@ -262,6 +266,7 @@ class TableTracker:
                 old = min(gone, key=lambda o: float(np.linalg.norm(np.asarray(o.centre) - c)))
                 tr.id = old.id
                 tr.first_t = old.first_t
+                tr.published = old.published
                 self.tracks.remove(old)
 
         # births
@@ -278,7 +283,8 @@ class TableTracker:
                 self.tracks.append(tr)
 
         # stability: nothing is decided while the frame is frozen or a card is hidden but not yet gone
-        hidden = [tr for tr in self.tracks if tr.confirmed and t - tr.last_t > self.hold_missing_seconds + 1e-9]
+        hidden = [tr for tr in self.tracks if tr.confirmed and tr.published
+                  and t - tr.last_t > self.hold_missing_seconds + 1e-9]
         if hidden and not frozen:
             self.freeze_reason = f"{len(hidden)} card(s) hidden"
         self.waiting = frozen or bool(hidden)
@@ -301,6 +307,7 @@ class TableTracker:
                 for tr in self.tracks:
                     if tr.id in zone_of:
                         tr.zone = zone_of[tr.id]
+                        tr.published = True
                 self._published_sig = sig
                 return self._published
         if self._published is None:
@@ -406,7 +413,10 @@ class TableTracker:
         settled = np.array([min(1.0, tr.hits / 5.0) * tr.vote_share for tr in self.tracks])
         label_bonus = 0.3 + 0.7 * settled
         # candidate if boxes overlap or the centre moved less than half a card
-        cand = (iou >= 0.1) | (dist <= 0.5) | inside
+        # a settled card does not take a detection of another card unless it lies right on it
+        # (a misread); near it is not enough: a card laid next to or over it is another card
+        settled_t = np.array([tr.hits >= 3 and tr.vote_share >= 0.6 for tr in self.tracks])
+        cand = ((iou >= 0.1) | (dist <= 0.5) | inside) & ((same > 0) | ~settled_t[:, None] | (iou >= 0.5))
         score = iou + 0.5 * np.clip(1.0 - dist, 0.0, 1.0) + label_bonus[:, None] * same
         score = np.where(cand, score, -np.inf)
         order = np.argsort(-score, axis=None)
