@@ -149,6 +149,11 @@ class TableSession:
         self.hand_no = 0
         self.pot = 0
         self._waiting_clear = False
+        if str(source).strip() == "demo" and not players:
+            # the built-in clip was filmed with these players; use their names when the seats agree
+            demo_players = demo_setup(game).get("players") or []
+            if len(demo_players) == int(seats):
+                players = list(demo_players)
         self._configure(source=source, game=game, seats=seats, players=players, rules=rules, stake=stake)
         self._new_hand()
 
