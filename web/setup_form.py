@@ -123,13 +123,13 @@ def validate_setup(data, current: dict | None = None) -> dict:
     lo, hi = SEAT_RANGE[game]
     players = data.get("players", cur.get("players") if "seats" not in data or "players" in data else None)
     if "seats" in data:
-        seats = _int(data["seats"], "seats", lo, hi)
+        seats = _int(data["seats"], "seats", 0, 99)
     elif isinstance(players, list):
         seats = len(players)
     else:
         seats = int(cur.get("seats") or 4)
     if not lo <= seats <= hi:
-        raise SetupError(f"{game} is played by {lo} to {hi} players, not {seats}", "seats")
+        raise SetupError(f"{game.capitalize()} is played by {lo} to {hi} players, not {seats}", "seats")
     if players is None:
         players = [f"Seat {i + 1}" for i in range(seats)]
     if not isinstance(players, list):
