@@ -1,0 +1,72 @@
+"""The simulator: bots follow the rules, the truth is the referee's, the video is written."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import pytest
+
+from referee.desmoche.melds import check_table
+from referee.marriage import analyse_hand
+from tableref.simulate.bots import play_desmoche, play_marriage
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("seed", range(0, 40, 3))
+def test_desmoche_bots_play_legal_hands(seed):
+    sc = play_desmoche(seed)
+    t = sc.truth
+    assert 2 <= len(sc.players) <= 4
+    cards = [c for kf in sc.keyframes for seat in kf.table for m in seat for c in m]
+    for kf in sc.keyframes:               # one pack: no card twice on the table at any moment
+        on_table = [c for seat in kf.table for m in seat for c in m]
+        assert len(on_table) == len(set(on_table))
+        for seat in kf.table:
+            assert sum(len(m) for m in seat) <= 10
+    if t["winner"] and not t["autowin"]:
+        assert check_table(t["melds"][t["winner"]]).complete
+        assert sum(t["net"].values()) == 0
+    if t["winner"] is None:
+        assert all(v == -1 for v in t["net"].values())      # antes stay in the pot
+    assert cards or t["autowin"] or t["winner"] is None
+
+
+@pytest.mark.parametrize("seed", range(0, 30, 5))
+def test_marriage_bots_truth_is_consistent(seed):
+    sc = play_marriage(seed)
+    t = sc.truth
+    assert sum(t["net"].values()) == 0
+    n = len(t["players"])
+    for p in t["players"]:
+        assert len(t["hands"][p]) == 21
+        a = analyse_hand(t["tiplu"], t["hands"][p], players=n)
+        assert a.can_see_joker == t["seen"][p]
+    w = analyse_hand(t["tiplu"], t["hands"][t["winner"]], players=n)
+    assert w.can_finish
+    last = sc.keyframes[-1]
+    for i, p in enumerate(t["players"]):       # everyone's whole hand lies on the table at the end
+        assert sorted(c for m in last.table[i] for c in m) == sorted(t["hands"][p])
+    assert last.centre == [t["tiplu"]]
+
+
+def test_simulate_command_writes_video_and_truth(tmp_path):
+    out = tmp_path / "sim"
+    p = subprocess.run([sys.executable, "-m", "tableref", "simulate", "desmoche", "--seed", "109", "--out", str(out)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    truth = json.loads((out / "truth.json").read_text())
+    assert {"winner", "net", "players", "changes", "video"} <= set(truth)
+    cap = cv2.VideoCapture(str(out / "video.mp4"))
+    n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
+    ok, frame = cap.read()
+    assert ok and frame.shape == (720, 1280, 3)
+    assert n == truth["video"]["frames"]
+    assert all(c["t_still"] is not None for c in truth["changes"])
+
+
+def test_simulate_refuses_bad_player_count(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "tableref", "simulate", "desmoche", "--seed", "1", "--players", "6",
+                        "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "2 to 4" in p.stderr
