@@ -41,9 +41,11 @@ How it decides
   nothing is published and the stability clock restarts — so whatever the
   detector makes of the hand never becomes a state. A confirmed card that was
   never published and goes missing is dropped after 0.7 s (a ghost).
-* **Moves**: when a new card is confirmed while a confirmed card with the same
-  label has been missing for ``transfer_min_missing`` seconds, the card was
-  moved: the new track takes over the old identity (``track_id``) at once.
+* **One card, one identity**: when a new card is confirmed while a confirmed
+  card with the same label has been missing for ``transfer_min_missing``
+  seconds, the card was moved: the new track takes over the old identity
+  (``track_id``) at once. Two tracks with one label on one spot (formed while
+  the card was read as index only, or misread) are merged into the older.
 * **Publication**: the per-seat layout (melds, order, loose cards, centre,
   labels) is computed from confirmed tracks every clear frame; when it has not
   changed for ``stable_seconds`` it is published as a new
@@ -85,6 +87,7 @@ class Track:
     partial: bool = False               # only the corner index is known (box = index box)
     zone: str | None = None             # zone when last published (sticky: a meld keeps its seat)
     published: bool = False             # part of a published table state
+    det_box: np.ndarray | None = None   # the last matched detection's box (index or whole card)
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -110,6 +113,13 @@ class Track:
             return self.quad.astype(np.float32)
         x1, y1, x2, y2 = self.box
         return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float32)
+
+
+def _box_iou(a, b) -> float:
+    if a is None or b is None:
+        return 0.0
+    return float(_iou_matrix(np.asarray(a, dtype=np.float64).reshape(1, 4),
+                             np.asarray(b, dtype=np.float64).reshape(1, 4))[0, 0])
 
 
 def _iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -231,6 +241,7 @@ class TableTracker:
         for ti, di in matches:
             tr, d = self.tracks[ti], dets[di]
             self._follow(tr, d)
+            tr.det_box = np.asarray(d.box, dtype=np.float64)
             tr.last_t = t
             tr.matched_frames += 1
             tr.missed_clear = 0.0
@@ -257,17 +268,26 @@ class TableTracker:
         matched_ids = {self.tracks[ti].id for ti, _ in matches}
         self.tracks = [tr for tr in self.tracks if tr.id in matched_ids or tr.id in keep_ids]
 
-        # a card that vanished and now shows up somewhere else was moved: it keeps its identity
-        for tr in newly_confirmed:
-            gone = [o for o in self.tracks if o.confirmed and o is not tr and o.label == tr.label
-                    and t - o.last_t >= self.transfer_min_missing - 1e-9]
-            if gone:
-                c = np.asarray(tr.centre)
-                old = min(gone, key=lambda o: float(np.linalg.norm(np.asarray(o.centre) - c)))
-                tr.id = old.id
-                tr.first_t = old.first_t
-                tr.published = old.published
-                self.tracks.remove(old)
+        # One physical card, one identity: a confirmed card now read with the label of an older
+        # card that is not seen this frame takes over the older card's identity when it lies
+        # on it (two tracks formed on one card), or when it was just confirmed and the older
+        # one has been gone a while (the card was moved).
+        matched_now = matched_ids
+        for tr in [x for x in self.tracks if x.confirmed and x.last_t == t]:
+            if tr not in self.tracks:
+                continue
+            fresh = tr in newly_confirmed
+            for o in list(self.tracks):
+                if o is tr or not o.confirmed or o.label != tr.label or o.id in matched_now \
+                        or o.first_t > tr.first_t:
+                    continue
+                on_it = _box_iou(o.det_box, tr.det_box) > 0.3 or _box_iou(o.box, tr.box) > 0.3
+                moved = fresh and t - o.last_t >= self.transfer_min_missing - 1e-9
+                if on_it or moved:
+                    tr.id, tr.first_t, tr.published, tr.zone = o.id, o.first_t, o.published, \
+                        (o.zone if on_it else None)
+                    self.tracks.remove(o)
+                    break
 
         # births
         if sharp and not obs.occluded:
@@ -275,7 +295,8 @@ class TableTracker:
                 d = dets[di]
                 tr = Track(id=next(self._ids), box=np.asarray(d.box, dtype=np.float64),
                            quad=np.asarray(d.quad, dtype=np.float64).reshape(4, 2) if d.quad else None,
-                           first_t=t, last_t=t, matched_frames=1, partial=self._is_partial(d))
+                           first_t=t, last_t=t, matched_frames=1, partial=self._is_partial(d),
+                           det_box=np.asarray(d.box, dtype=np.float64))
                 self._vote(tr, d)
                 tr.hits = 1
                 if self.min_hits <= 1 and self.min_seen_seconds <= 0:
@@ -394,7 +415,10 @@ class TableTracker:
             return [], list(range(nd)), list(self.tracks)
         tb = np.stack([tr.box for tr in self.tracks])
         db = np.array([d.box for d in dets], dtype=np.float64)
-        iou = _iou_matrix(tb, db)
+        # compare with the card's outline and with its last detection (an index alone, or the
+        # whole card), whichever fits better
+        lb = np.stack([tr.det_box if tr.det_box is not None else tr.box for tr in self.tracks])
+        iou = np.maximum(_iou_matrix(tb, db), _iou_matrix(lb, db))
         tc = np.array([tr.centre for tr in self.tracks])
         dc = np.array([d.centre for d in dets])
         tsize = np.array([tr.size for tr in self.tracks])
