@@ -316,6 +316,7 @@ class RecognizerConfig:
     max_tiles: int = 24             # a bound on the work for huge photos
     blind_tile_min_side: int = 1600  # frames this large are tiled even if the first pass finds nothing
     shrink_when_empty: bool = True  # smaller frames are searched again shrunk if nothing is found
+    tta_max_pixels: int = 0         # images up to this many pixels are also searched turned by 90° (0 = off)
     tiling: bool = True
     classify_batch: int = 64
     tta_max_crops: int = 16         # read each crop at 4 turns when there are at most this many (0 = never)
@@ -476,6 +477,19 @@ class CardRecognizer:
         stats = self.last_stats
         boxes, scores, sizes = self.detect_views(image, [full])
         stats.passes.append(f"full@{full.scale:.3f}")
+        if c.tta_max_pixels and w * h <= c.tta_max_pixels:
+            # a small image is cheap: look a second time with the picture turned by 90°
+            rot = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
+            rview = letterbox_view(h, w, S, rect_stride=self.rect_stride)
+            rb, rs, rsz = self.detect_views(rot, [rview])
+            stats.passes.append("turned")
+            # rotated (x', y') comes from original (y', h - x')
+            back = np.stack([rb[:, 1], h - rb[:, 2], rb[:, 3], h - rb[:, 0]], axis=1) if len(rb) else rb
+            boxes = np.concatenate([boxes, back.reshape(-1, 4)])
+            scores = np.concatenate([scores, rs])
+            sizes = np.concatenate([sizes, rsz])
+            keep = nms(boxes, scores, c.nms_iou, c.nms_ios)
+            boxes, scores, sizes = boxes[keep], scores[keep], sizes[keep]
         if not c.tiling:
             return boxes, scores
         confident = scores >= max(0.5, c.det_conf)
