@@ -53,6 +53,7 @@ CARD_ROW_BAND = 0.6   # a lone index in a seat's row: at most this far (card siz
 INDEX_ROW_BAND = 0.35 # two lone indices in one row: at most this far apart across the row
 SIDE_RATIO = 1.2      # a lone index joins its farther neighbour only if at most this much farther
 KEEP_REACH = 0.9      # cards already in one meld stay joined up to this far (card sizes) along the row
+STICKY_SLACK = 1.25   # limits for cards together in the last layout are this much looser (no flicker)
 INDEX_TO_CARD = 5.5   # card size / index-box size (sqrt of areas; index ~0.13 x 0.28 of the card)
 
 
@@ -126,22 +127,27 @@ class _Geometry:
         return bool((in_a and -rb <= b <= 1 + rb) or (in_b and -ra <= a <= 1 + ra))
 
     def links(self, *, partial_reach=PARTIAL_REACH, touch_frac=TOUCH_FRAC, gap_frac=GAP_FRAC,
-              row_frac=ROW_FRAC, axes=None, keep_pairs=()) -> list[list[int]]:
+              row_frac=ROW_FRAC, axes=None, keep_pairs=(), sticky=frozenset()) -> list[list[int]]:
         """Connected groups of cards. Rows (lined up with a small gap) join only when the
-        seat's ``axes`` (right, forward) are given; overlaps and lone indices always."""
+        seat's ``axes`` (right, forward) are given; overlaps and lone indices always.
+        ``sticky`` pairs ``(i, j)``, ``i < j`` (together in the last layout) join under limits
+        ``STICKY_SLACK`` times looser, so a borderline meld does not flicker."""
         n = len(self.P)
         partial, ref, d = self.partial, self.ref, self.d
         reach = partial_reach * ref
         radius = np.where(partial, reach, self.radius)
         s_pair = np.maximum(ref, (self.sizes[:, None] + self.sizes[None, :]) / 2.0)
         rsum = radius[:, None] + radius[None, :]
-        near = np.triu(d <= rsum + gap_frac * s_pair, k=1)
+        near = np.triu(d <= STICKY_SLACK * (rsum + gap_frac * s_pair), k=1)
         row_join = np.zeros_like(near)
+        row_join_loose = row_join
         if axes is not None:
             u_lo, u_hi, v_c = self.extent(axes)
-            in_row = np.abs(v_c[:, None] - v_c[None, :]) <= row_frac * s_pair
+            dv = np.abs(v_c[:, None] - v_c[None, :])
             gap = np.maximum(u_lo[None, :] - u_hi[:, None], u_lo[:, None] - u_hi[None, :])
-            row_join = near & in_row & (gap <= gap_frac * s_pair)
+            row_join = near & (dv <= row_frac * s_pair) & (gap <= gap_frac * s_pair)
+            row_join_loose = near & (dv <= STICKY_SLACK * row_frac * s_pair) & \
+                (gap <= STICKY_SLACK * gap_frac * s_pair)
             c_u = self.centres @ np.asarray(axes[0], dtype=np.float64)
         areas = self.sizes ** 2
         parent = list(range(n))
@@ -157,14 +163,17 @@ class _Geometry:
                 for w_ in range(n):
                     if w_ == p_:
                         continue
+                    sl = STICKY_SLACK if (min(p_, w_), max(p_, w_)) in sticky else 1.0
                     if partial[w_]:
                         dist = abs(c_u[p_] - c_u[w_])
-                        ok = dist <= PARTIAL_PAIR * ref and abs(v_c[p_] - v_c[w_]) <= INDEX_ROW_BAND * ref
+                        ok = dist <= sl * PARTIAL_PAIR * ref and \
+                            abs(v_c[p_] - v_c[w_]) <= sl * INDEX_ROW_BAND * ref
                         sgn = 1 if c_u[w_] >= c_u[p_] else -1
                     else:
                         dist = max(u_lo[w_] - c_u[p_], c_u[p_] - u_hi[w_], 0.0)
-                        ok = dist <= reach and abs(v_c[p_] - v_c[w_]) <= CARD_ROW_BAND * ref
+                        ok = dist <= sl * reach and abs(v_c[p_] - v_c[w_]) <= sl * CARD_ROW_BAND * ref
                         sgn = 1 if (u_lo[w_] + u_hi[w_]) / 2 >= c_u[p_] else -1
+                    dist /= sl                  # a neighbour it had counts as nearer
                     if ok and dist < side[sgn][1]:
                         side[sgn] = (w_, dist)
                 nearest = min(side[-1][1], side[1][1])
@@ -198,7 +207,7 @@ class _Geometry:
                 p_, w_ = (i, j) if partial[i] else (j, i)
                 joined = self.index_near_card(p_, w_, reach)
             else:
-                joined = bool(row_join[i, j])
+                joined = bool(row_join_loose[i, j] if (i, j) in sticky else row_join[i, j])
                 if not joined and d[i, j] <= rsum[i, j]:
                     area, _ = cv2.intersectConvexConvex(self.P[i], self.P[j], handleNested=True)
                     joined = area > touch_frac * min(areas[i], areas[j])
@@ -234,7 +243,7 @@ def piles(polys: list[np.ndarray], partial, *, card_ref: float | None = None,
 def group_melds(cards: list[TableCard], polys: list[np.ndarray], zone: Zone, *,
                 gap_frac: float = GAP_FRAC, row_frac: float = ROW_FRAC, touch_frac: float = TOUCH_FRAC,
                 partial_reach: float = PARTIAL_REACH, card_ref: float | None = None,
-                min_meld_size: int = 2, keep_pairs=()) -> tuple[list[Meld], list[TableCard]]:
+                min_meld_size: int = 2, keep_pairs=(), sticky=frozenset()) -> tuple[list[Meld], list[TableCard]]:
     """Group the cards of one seat zone into ordered melds and loose cards.
 
     ``polys[i]`` is card ``i``'s outline in table coordinates ((4, 2) or more
@@ -252,7 +261,7 @@ def group_melds(cards: list[TableCard], polys: list[np.ndarray], zone: Zone, *,
     fwd = np.asarray(zone.forward, dtype=np.float64)
     g = _Geometry(polys, [bool(getattr(c, "partial", False)) for c in cards], card_ref)
     groups = g.links(partial_reach=partial_reach, touch_frac=touch_frac, gap_frac=gap_frac,
-                     row_frac=row_frac, axes=(right, fwd), keep_pairs=keep_pairs)
+                     row_frac=row_frac, axes=(right, fwd), keep_pairs=keep_pairs, sticky=sticky)
     cu, cv = g.centres @ right, g.centres @ fwd
     ref = g.ref
 

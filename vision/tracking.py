@@ -190,7 +190,8 @@ class TableTracker:
         self.tracks: list[Track] = []
         self.card_ref_px = 0.0              # typical whole-card size in pixels (sqrt of area)
         self._snap_cache = None
-        self._meld_pairs: set[tuple[int, int]] = set()
+        self._meld_pairs: set[tuple[int, int]] = set()      # together in the last published state
+        self._last_pairs: set[tuple[int, int]] = set()      # together in the last layout
         self._sharp_hist: list[float] = []
         self._blur_since: float | None = None
         self._ids = itertools.count(1)
@@ -325,6 +326,9 @@ class TableTracker:
                 self._published = replace(table, since=self._pending_since, version=version, changed=True, t=t)
                 # published cards keep their zone from now on (a meld keeps its seat)
                 zone_of = {c.track_id: c.zone for c in table.cards}
+                # ... and cards published as one meld stay one under looser limits
+                self._meld_pairs = {(a, b) for st in table.seats for m in st.melds
+                                    for a in m.ids for b in m.ids if a < b}
                 for tr in self.tracks:
                     if tr.id in zone_of:
                         tr.zone = zone_of[tr.id]
@@ -531,14 +535,17 @@ class TableTracker:
             idx = by_zone.get(z.id, [])
             pos = {cards[k].track_id: n for n, k in enumerate(idx)}
             keep = [(pos[a], pos[b]) for a, b in self._meld_pairs if a in pos and b in pos]
+            sticky = frozenset((min(pos[a], pos[b]), max(pos[a], pos[b])) for a, b in self._last_pairs
+                               if a in pos and b in pos)
             melds, loose = group_melds([cards[k] for k in idx], [table_polys[k] for k in idx], z, keep_pairs=keep,
+                                       sticky=sticky,
                                        gap_frac=self.gap_frac, row_frac=self.row_frac, card_ref=card_ref,
                                        min_meld_size=self.min_meld_size)
             seats.append(SeatState(seat=z.seat, zone=z.id, name=z.name, melds=melds, loose=loose))
             # the order of the melds themselves means nothing: compare them as a set
             sig_seats.append((tuple(sorted(tuple((c.track_id, c.card) for c in m.cards) for m in melds)),
                               tuple(sorted((c.track_id, c.card) for c in loose))))
-        self._meld_pairs = {(a, b) for st in seats for m in st.melds for a in m.ids for b in m.ids if a < b}
+        self._last_pairs = {(a, b) for st in seats for m in st.melds for a in m.ids for b in m.ids if a < b}
         centre = sorted((cards[k] for k in by_zone.get(zones.centre.id, [])), key=lambda c: c.track_id)
         outside = sorted((cards[k] for k in by_zone.get(None, [])), key=lambda c: c.track_id)
         sig = (tuple(sig_seats), tuple((c.track_id, c.card) for c in centre),
