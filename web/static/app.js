@@ -190,8 +190,6 @@ function renderLive(state) {
 }
 
 function initLive() {
-  let state = null;
-  try { state = JSON.parse($("#initial-state") ? $("#initial-state").textContent : "null"); } catch (e) { state = null; }
   const refresh = debounced(async () => renderLive(await getJSON("/api/state")), 150);
   refresh();
   connectEvents((ev) => {
