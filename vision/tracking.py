@@ -68,7 +68,7 @@ from .types import DetectedCard, FrameObservation
 from .zones import TableZones
 
 
-@dataclass
+@dataclass(eq=False)
 class Track:
     """A physical card followed across frames (internal state, exposed for overlays)."""
 
@@ -271,8 +271,8 @@ class TableTracker:
 
         # One physical card, one identity: a confirmed card now read with the label of an older
         # card that is not seen this frame takes over the older card's identity when it lies
-        # on it (two tracks formed on one card), or when it was just confirmed and the older
-        # one has been gone a while (the card was moved).
+        # on it (two tracks formed on one card), or when it appeared as the older one vanished
+        # and the older one has been gone a while (the card was moved).
         matched_now = matched_ids
         for tr in [x for x in self.tracks if x.confirmed and x.last_t == t]:
             if tr not in self.tracks:
@@ -283,7 +283,10 @@ class TableTracker:
                         or o.first_t > tr.first_t:
                     continue
                 on_it = _box_iou(o.det_box, tr.det_box) > 0.3 or _box_iou(o.box, tr.box) > 0.3
-                moved = fresh and t - o.last_t >= self.transfer_min_missing - 1e-9
+                gone_for = t - o.last_t
+                moved = (fresh and gone_for >= self.transfer_min_missing - 1e-9) or (
+                    # not yet published, appeared after the older one vanished, which stays gone
+                    not tr.published and gone_for >= 1.0 and tr.first_t >= o.last_t - 0.25)
                 if on_it or moved:
                     tr.id, tr.first_t, tr.published, tr.zone = o.id, o.first_t, o.published, \
                         (o.zone if on_it else None)
