@@ -291,3 +291,45 @@ def test_rows_of_lone_indices_group_into_melds_through_the_tracker():
     p.run(row2 + row1, 2.0)
     assert [m.labels for m in p.last.seats[0].melds] == [["4S", "5S", "6S"], ["9H", "9D", "9C"]]
     assert [c.partial for c in p.last.seats[0].melds[0].cards] == [True, True, False]
+
+
+def test_card_taken_from_the_middle_of_an_overlapped_meld_leaves_one_meld():
+    p = Player(jitter=0.5, seats=2)
+    x0, step = 400, 28
+    row = [det_index("4S", x0, 580), det_index("5S", x0 + step, 580), det_index("6S", x0 + 2 * step, 580),
+           det_full("7S", x0 + 3 * step, 580)]
+    p.run(row, 2.0)
+    assert [m.labels for m in p.last.seats[0].melds] == [["4S", "5S", "6S", "7S"]]
+    p.run([row[0]] + row[2:], 3.5)                    # the 5S is taken away; the gap stays
+    assert [m.labels for m in p.last.seats[0].melds] == [["4S", "6S", "7S"]]
+    # a new row laid the same way from scratch, with that gap, is two groups
+    q = Player(jitter=0.5, seats=2)
+    q.run([row[0]] + row[2:], 2.0)
+    assert [m.labels for m in q.last.seats[0].melds] == [["6S", "7S"]]
+    assert [c.card for c in q.last.seats[0].loose] == ["4S"]
+
+
+def test_first_card_of_a_meld_close_to_the_previous_meld_stays_out_of_it():
+    p = Player(jitter=0.5, seats=2)
+    x0 = 300
+    meld1 = [det_index("JH", x0, 580), det_index("10H", x0 + 25, 580), det_full("QH", x0 + 50, 580)]
+    x1 = x0 + 50 + 60 + 28                            # 28 px (0.4 card) after the QH
+    meld2 = [det_index("5S", x1, 580), det_index("6S", x1 + 25, 580), det_full("7S", x1 + 50, 580)]
+    p.run(meld1 + meld2, 3.0)
+    assert [m.labels for m in p.last.seats[0].melds] == [["JH", "10H", "QH"], ["5S", "6S", "7S"]]
+    assert len(p.versions) == 1
+
+
+def test_a_meld_growing_across_the_seat_boundary_stays_with_its_seat():
+    p = Player(jitter=0.5, seats=4)
+    zones = p.tr.zones
+    row = [det_full("9D", 420, 600)]
+    p.run(row, 2.0)
+    assert [c.card for c in p.last.seats[0].loose] == ["9D"]
+    # cards are added to the left, each under the previous one, across the diagonal to seat 2
+    for k, lab in enumerate(["8D", "7D", "6D", "5D"]):
+        row = [det_index(lab, 420 - 25 * (k + 1), 600)] + row
+        p.run(row, 1.6)
+    assert zones.zone_at(360, 615).id != "seat0"      # the last cards lie in another seat's zone
+    assert [m.labels for m in p.last.seats[0].melds] == [["5D", "6D", "7D", "8D", "9D"]]
+    assert all(not s.melds and not s.loose for s in p.last.seats[1:])
