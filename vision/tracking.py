@@ -31,7 +31,8 @@ How it decides
 * **Death**: a confirmed track is gone after it has been missed for
   ``miss_seconds`` of *clear* time. Frames that are blurred or flagged
   ``obs.occluded`` are *frozen*: no births, no deaths, no votes (positions
-  still follow). A frame is blurred when ``obs.sharpness`` is below
+  still follow); a frozen frame neither publishes nor restarts the stability
+  clock. A frame is blurred when ``obs.sharpness`` is below
   ``blur_ratio`` × the 75th percentile of the last ``sharpness_window``
   frames (so any monotonic focus measure works, whatever the table's texture),
   or below the absolute floor ``min_sharpness``; a "blur" lasting over
@@ -146,7 +147,7 @@ class TableTracker:
 
     def __init__(self, zones: TableZones, *,
                  stable_seconds: float = 0.6,
-                 min_hits: int = 2,
+                 min_hits: int = 3,
                  min_seen_seconds: float = 0.15,
                  miss_seconds: float = 2.0,
                  tentative_miss_seconds: float = 0.5,
@@ -282,7 +283,7 @@ class TableTracker:
                 if o is tr or not o.confirmed or o.label != tr.label or o.id in matched_now \
                         or o.first_t > tr.first_t:
                     continue
-                on_it = _box_iou(o.det_box, tr.det_box) > 0.3 or _box_iou(o.box, tr.box) > 0.3
+                on_it = _box_iou(o.det_box, tr.det_box) > 0.6 or _box_iou(o.box, tr.box) > 0.6
                 gone_for = t - o.last_t
                 moved = (fresh and gone_for >= self.transfer_min_missing - 1e-9) or (
                     # not yet published, appeared after the older one vanished, which stays gone
@@ -313,9 +314,12 @@ class TableTracker:
         if hidden and not frozen:
             self.freeze_reason = f"{len(hidden)} card(s) hidden"
         self.waiting = frozen or bool(hidden)
-        if self.waiting:
+        if hidden and not frozen:
+            # something lies over published cards: start over once it has gone
             self._pending_sig = None
             self._pending_since = None
+        elif frozen:
+            pass        # a blurred/occluded frame changes nothing: the pending state waits
         else:
             table, sig = self._snapshot_cached(t, frame_size)
             if sig != self._pending_sig:
