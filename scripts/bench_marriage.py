@@ -135,6 +135,41 @@ def gen_exposed(rng):
     return {"tiplu": str(t), "cards": [str(c) for c in req], "exposed_tunnelas": [[str(f)] * 3 for f in tun]}
 
 
+HARD_HANDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_marriage_hard_hands.json")
+
+
+def cpu_cost(req) -> float:
+    t0 = time.thread_time()
+    hand_request(req)
+    return time.thread_time() - t0
+
+
+def climb(rng, seconds: float) -> list[dict]:
+    """Hill-climb toward slow hands: change one card at a time, keep what is slower."""
+    found = []
+    end = time.time() + seconds
+    with tqdm(total=int(seconds), desc="hill-climbing", unit="s", leave=False) as bar:
+        while time.time() < end:
+            t = random_tiplu(rng)
+            deck = deck_without(t)
+            jokers = [c for c in deck if Wild(t).is_joker(c)]
+            hand = fill(rng, deck, rng.sample(jokers, rng.randint(0, 10)))
+            req = {"tiplu": str(t), "cards": [str(c) for c in hand]}
+            cost = cpu_cost(req)
+            for _ in range(200):
+                trial = hand[:]
+                trial.pop(rng.randrange(len(trial)))
+                trial = fill(rng, deck, trial)
+                treq = {"tiplu": str(t), "cards": [str(c) for c in trial]}
+                tcost = min(cpu_cost(treq), cpu_cost(treq))
+                if tcost >= cost:
+                    hand, req, cost = trial, treq, tcost
+            found.append((cost, req))
+            bar.update(min(int(time.time() - end + seconds) - bar.n, int(seconds) - bar.n))
+    found.sort(key=lambda x: -x[0])
+    return [r for _, r in found]
+
+
 ADVERSARIAL = {
     "many_wild": gen_wild,
     "near_sequences": gen_near_sequences,
@@ -177,8 +212,15 @@ def main():
     ap.add_argument("--random", type=int, default=10000, help="random 22-card hands (default 10000)")
     ap.add_argument("--per-kind", type=int, default=1500, help="adversarial hands per kind (default 1500)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--climb", type=float, default=0, metavar="SECONDS",
+                    help="first hill-climb this long for slow hands and add the slowest to " + HARD_HANDS)
     args = ap.parse_args()
     rng = random.Random(args.seed)
+    hard = json.load(open(HARD_HANDS)) if os.path.exists(HARD_HANDS) else []
+    if args.climb:
+        hard = (climb(rng, args.climb)[:10] + hard)[:50]
+        with open(HARD_HANDS, "w") as fh:
+            json.dump(hard, fh, indent=0)
     print(f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}, "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
     print("wall-clock latency of the request handler; 'cpu' is this thread's CPU time (immune to other load)")
@@ -187,6 +229,13 @@ def main():
     adv_all, slow_a = [], (0.0, None)
     for name, gen in ADVERSARIAL.items():
         ms, slow = measure(gen, rng, args.per_kind, name)
+        adv_all += ms
+        if slow[0] > slow_a[0]:
+            slow_a = slow
+    if hard:
+        replay = iter(hard * max(1, args.per_kind // len(hard)))
+        ms, slow = measure(lambda _rng: next(replay), rng, len(hard) * max(1, args.per_kind // len(hard)),
+                           "hill_climbed (replayed)")
         adv_all += ms
         if slow[0] > slow_a[0]:
             slow_a = slow

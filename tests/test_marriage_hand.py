@@ -333,3 +333,22 @@ def test_random_hands_consistent(seed):
     assert a.to_json()["can_finish"] == b.to_json()["can_finish"]
     assert a.to_json()["maal_items"] == b.to_json()["maal_items"]
     assert (a.can_see_joker, a.can_finish) == (b.can_see_joker, b.can_finish)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10 ** 9))
+def test_search_matches_oracle_larger_hands(seed):
+    """4-5 combinations from two suits around a few ranks plus the jokers: dense, tricky hands."""
+    rng = random.Random(seed)
+    tiplu = Card(rng.randint(1, 13), rng.choice(SUITS))
+    w = Wild(tiplu)
+    n_combos, n_discard, n_pure = rng.randint(4, 5), rng.randint(0, 1), rng.randint(0, 3)
+    suits = rng.sample(SUITS, 2)
+    lo = rng.randint(1, 8)
+    faces = {Card(r, s) for s in suits for r in range(lo, min(lo + 6, 14))} | {Card(tiplu.rank, s) for s in SUITS} \
+        | {w.poplu, w.jhiplu} | {Card(lo + 2, s) for s in SUITS}
+    deck = [c for c in sorted(faces) for _ in range(3)]
+    deck.remove(tiplu)
+    cards = rng.sample(deck, 3 * n_combos + n_discard)
+    got = find_finish(pack(Counter(cards)), tiplu, n_combos, n_pure, n_discard)
+    assert (got is not None) == oracle_finish(cards, tiplu, n_combos, n_pure, n_discard)

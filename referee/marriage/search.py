@@ -123,6 +123,7 @@ def _rank_mask(pred) -> int:
 _LO_ALL = _rank_mask(lambda r: True)
 _R_LE12, _R_LE11 = _rank_mask(lambda r: r <= 12), _rank_mask(lambda r: r <= 11)
 _R_GE2, _R_GE3 = _rank_mask(lambda r: r >= 2), _rank_mask(lambda r: r >= 3)
+_SUIT0 = sum(1 << (2 * i) for i in range(13))
 _R_ACE, _R_KING, _R_QUEEN = _rank_mask(lambda r: r == 1), _rank_mask(lambda r: r == 13), _rank_mask(lambda r: r == 12)
 
 
@@ -190,17 +191,34 @@ class _Tables:
         moves.append(_Move((x,), 2, False, False))
         return moves
 
-    def singles(self, state: int) -> int:
-        """How many non-joker cards in ``state`` have no possible partner among the
-        non-joker cards (so each needs two jokers, or must be the discard)."""
+    def jokers_needed(self, state: int, d: int) -> int:
+        """A lower bound on the jokers the non-joker cards of ``state`` need.
+
+        A card with no partner needs two jokers; a card that is in no natural
+        combination (pure sequence, triplet, tunnela) needs a joker, which it can
+        share with at most one other such card. ``d`` cards may be discarded instead.
+        """
         pres = (state | (state >> 1)) & self.natural_lo
+        tun = state & (state >> 1) & _LO_ALL
         near = (((pres >> 2) & _R_LE12) | ((pres >> 4) & _R_LE11) | ((pres << 2) & _R_GE2)
                 | ((pres << 4) & _R_GE3) | ((pres >> 24) & _R_ACE) | ((pres >> 22) & _R_ACE)
                 | ((pres << 24) & _R_KING) | ((pres << 22) & _R_QUEEN)
-                | (pres >> 26) | (pres >> 52) | (pres >> 78) | (pres << 26) | (pres << 52) | (pres << 78)
-                | (state & (state >> 1) & _LO_ALL))
-        alone = pres & ~near  # such a face is held once or twice (three would be a tunnela)
-        return (state & alone).bit_count() + 2 * ((state >> 1) & alone).bit_count()
+                | (pres >> 26) | (pres >> 52) | (pres >> 78) | (pres << 26) | (pres << 52) | (pres << 78) | tun)
+        # natural sequences: windows r, r+1, r+2 (r <= 11) and Q-K-A
+        win = pres & (pres >> 2) & (pres >> 4) & _R_LE11
+        qka = pres & (pres >> 2) & (pres << 22) & _R_QUEEN
+        covered = win | (win << 2) | (win << 4) | qka | (qka << 2) | (qka >> 22) | tun
+        # triplets: the rank present in at least three suits
+        a, b, c, e = pres & _SUIT0, (pres >> 26) & _SUIT0, (pres >> 52) & _SUIT0, (pres >> 78) & _SUIT0
+        three = (a & b & c) | (a & b & e) | (a & c & e) | (b & c & e)
+        covered |= (three & a) | ((three & b) << 26) | ((three & c) << 52) | ((three & e) << 78)
+        alone = pres & ~near
+        singles = (state & alone).bit_count() + 2 * ((state >> 1) & alone).bit_count()
+        needy_faces = pres & ~covered & near
+        needy = (state & needy_faces).bit_count() + 2 * ((state >> 1) & needy_faces).bit_count()
+        if d >= singles:
+            return max(0, needy - (d - singles) + 1) // 2
+        return 2 * (singles - d) + (needy + 1) // 2
 
     def jokers_in(self, state: int) -> int:
         return (state & self.joker_lo).bit_count() + 2 * (state & self.joker_hi).bit_count()
@@ -236,7 +254,7 @@ def find_finish(state: int, tiplu: Card | None, n_combos: int, n_pure: int, n_di
         return None
     joker_all = T.joker_lo | T.joker_hi
     jokers_in = T.jokers_in
-    singles = T.singles
+    jokers_needed = T.jokers_needed
     fast_moves = T.fast_moves
     failed: set = set()
 
@@ -248,7 +266,7 @@ def find_finish(state: int, tiplu: Card | None, n_combos: int, n_pure: int, n_di
         if key in failed:
             return None
         # a card with no partner needs two jokers (or is the discard)
-        if 2 * (singles(st) - d) > pool:
+        if jokers_needed(st, d) > pool:
             failed.add(key)
             return None
         low = st & -st
