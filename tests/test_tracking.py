@@ -333,3 +333,13 @@ def test_a_meld_growing_across_the_seat_boundary_stays_with_its_seat():
     assert zones.zone_at(360, 615).id != "seat0"      # the last cards lie in another seat's zone
     assert [m.labels for m in p.last.seats[0].melds] == [["5D", "6D", "7D", "8D", "9D"]]
     assert all(not s.melds and not s.loose for s in p.last.seats[1:])
+
+
+def test_occasional_blurred_frames_do_not_delay_a_new_card_much():
+    p = Player(jitter=0.5)
+    p.run(ROW, 2.0)
+    t_put = p.t
+    for k in range(10):                      # every third frame is blurred
+        p.run(ROW + [det("KS", 620, 330)], 0.2, sharp=0.2 if k % 3 == 2 else 1.0)
+    assert len(p.versions) == 2
+    assert p.versions[-1].t - t_put <= 1.5
