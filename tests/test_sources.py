@@ -225,3 +225,76 @@ def test_bad_specs_raise_clear_errors(tmp_path):
     src = open_source(str(empty))
     assert _wait(lambda: src.status.state == "error")
     assert "no images" in src.status.message
+
+
+def test_stream_that_hangs_goes_stale_then_reconnects():
+    cam = _Camera()
+    src = open_source(f"http://127.0.0.1:{cam.port}/video", read_timeout=1.0, stale_after=0.3, max_backoff=0.2)
+    try:
+        assert src.read(timeout=5) is not None
+        cam.fps = 0.2                      # the phone app freezes: connection open, no frames
+        time.sleep(0.3)
+        assert _wait(lambda: src.status.state == "stale", timeout=3), src.status
+        assert "no new frame" in src.status.message
+        assert _wait(lambda: src.status.state == "reconnecting", timeout=4), src.status
+        cam.fps = 40.0
+        assert _wait(lambda: src.status.state == "ok", timeout=8), src.status
+    finally:
+        src.stop()
+        cam.kill()
+
+
+class _FakeCapture:
+    """Stands in for cv2.VideoCapture on a webcam that is unplugged after a few frames."""
+
+    plugged = True
+    opened = 0
+
+    def __init__(self, *a, **k):
+        _FakeCapture.opened += 1
+        self.n = 0
+
+    def isOpened(self):
+        return _FakeCapture.plugged
+
+    def set(self, *a):
+        return True
+
+    def read(self):
+        if not _FakeCapture.plugged:
+            return False, None
+        self.n += 1
+        time.sleep(0.01)
+        return True, np.full((48, 64, 3), self.n % 255, np.uint8)
+
+    def release(self):
+        pass
+
+
+def test_webcam_unplugged_and_plugged_back(monkeypatch):
+    import vision.sources as sources
+    monkeypatch.setattr(sources.cv2, "VideoCapture", _FakeCapture)
+    _FakeCapture.plugged, _FakeCapture.opened = True, 0
+    src = open_source("0", max_backoff=0.2)
+    try:
+        assert src.read(timeout=2) is not None
+        assert src.status.state == "ok" and "camera 0" in src.status.message
+        _FakeCapture.plugged = False
+        assert _wait(lambda: src.status.state == "reconnecting"), src.status
+        assert "camera 0" in src.status.message
+        _FakeCapture.plugged = True
+        assert _wait(lambda: src.status.state == "ok"), src.status
+        assert src.read(timeout=2) is not None
+        assert _FakeCapture.opened >= 2 and src.status.reconnects >= 1
+    finally:
+        src.stop()
+
+
+def test_rtsp_that_cannot_connect_reports_and_retries():
+    src = open_source("rtsp://127.0.0.1:9/none", read_timeout=1.0, max_backoff=0.2)
+    try:
+        assert _wait(lambda: src.status.state == "reconnecting", timeout=10), src.status
+        assert "rtsp://127.0.0.1:9/none" in src.status.message
+        assert src.read(timeout=0.1) is None
+    finally:
+        src.stop()
