@@ -64,7 +64,7 @@ import cv2
 import numpy as np
 
 from .layout import GAP_FRAC, ROW_FRAC, estimate_card_size, group_melds, piles
-from .table_state import Meld, SeatState, StableTable, TableCard
+from .table_state import SeatState, StableTable, TableCard
 from .types import DetectedCard, FrameObservation
 from .zones import TableZones
 
@@ -84,7 +84,6 @@ class Track:
     matched_frames: int = 0
     missed_clear: float = 0.0           # seconds missed in clear (non-frozen) frames
     confirmed: bool = False
-    last_conf: float = 0.0
     partial: bool = False               # only the corner index is known (box = index box)
     zone: str | None = None             # zone when last published (sticky: a meld keeps its seat)
     published: bool = False             # part of a published table state
@@ -199,7 +198,6 @@ class TableTracker:
         self._last_t: float | None = None
         self._pending_sig = None
         self._pending_since: float | None = None
-        self._pending_table: StableTable | None = None
         self._published: StableTable | None = None
         self._published_sig = None
         self.frozen = False                 # was the last frame frozen (blurred or occluded)?
@@ -325,7 +323,6 @@ class TableTracker:
             if sig != self._pending_sig:
                 self._pending_sig = sig
                 self._pending_since = t
-                self._pending_table = table
             if (self._pending_since is not None and t - self._pending_since >= self.stable_seconds - 1e-9
                     and sig != self._published_sig):
                 version = (self._published.version + 1) if self._published else 1
@@ -413,7 +410,6 @@ class TableTracker:
             for k in list(tr.votes):
                 tr.votes[k] *= self.vote_decay
         tr.votes[d.card] = tr.votes.get(d.card, 0.0) + float(d.confidence)
-        tr.last_conf = float(d.confidence)
         best = max(tr.votes, key=tr.votes.get)
         if not tr.label:
             tr.label = best
