@@ -490,8 +490,8 @@ def render_marker_sheet(out_path=None, page: str = "A4", dpi: int = 150, marker_
     font = cv2.FONT_HERSHEY_SIMPLEX
     cv2.putText(sheet, "tableref corner markers - print at 100%, cut out, place face up",
                 (int(10 * px), int(12 * px)), font, 0.5 * dpi / 150 * 1.4, 0, max(1, dpi // 100), cv2.LINE_AA)
-    cv2.putText(sheet, "the centre of each marker on that corner of the play area; seat 1 sits between 3 and 2",
-                (int(10 * px), int(20 * px)), font, 0.5 * dpi / 150 * 1.2, 0, max(1, dpi // 150), cv2.LINE_AA)
+    cv2.putText(sheet, "put the centre of each marker on its corner of the play area; seat 1 sits between 3 and 2",
+                (int(10 * px), int(20 * px)), font, 0.5 * dpi / 150 * 1.4, 0, max(1, dpi // 100), cv2.LINE_AA)
     for k, mid in enumerate(CORNER_IDS):
         r, c = divmod(k, 2)
         if k == 2:          # bottom-right is on the right of the second row
