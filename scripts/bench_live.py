@@ -141,7 +141,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=500)
     ap.add_argument("--video", default=None)
     ap.add_argument("--truth", default=None)
-    ap.add_argument("--work", default=str(ROOT / ".eval_sim"))
+    ap.add_argument("--work", default=str(ROOT / "out" / "eval_sim"))
     ap.add_argument("--frames", type=int, default=None, help="limit the throughput run to this many frames")
     ap.add_argument("--skip-latency", action="store_true")
     args = ap.parse_args(argv)

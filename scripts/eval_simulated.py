@@ -13,7 +13,7 @@ player's net must match exactly.
 
 Seeds 0-999 are for development; the default evaluation seeds (1000+ for
 Desmoche, 2000+ for Marriage) were not looked at while building the pipeline.
-Videos are cached in ``--work`` (default ``.eval_sim/``).
+Videos are cached in ``--work`` (default ``out/eval_sim/``, ignored by git).
 """
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def main(argv=None) -> int:
     ap.add_argument("--games", default="desmoche,marriage")
     ap.add_argument("--n", type=int, default=20, help="hands per game")
     ap.add_argument("--start", type=int, default=None, help="first seed (default 1000 Desmoche, 2000 Marriage)")
-    ap.add_argument("--work", default=str(ROOT / ".eval_sim"), help="folder for the simulated videos")
+    ap.add_argument("--work", default=str(ROOT / "out" / "eval_sim"), help="folder for the simulated videos")
     ap.add_argument("--jobs", type=int, default=1, help="hands evaluated in parallel")
     ap.add_argument("--threads", type=int, default=None, help="ONNX Runtime threads per job (default 2/jobs)")
     ap.add_argument("--synthetic", action="store_true", help="perfect recognition (no video)")
