@@ -16,6 +16,7 @@ COMMAND_MODULES = [
     "tableref.cli_train",     # dataset, train (training-data generator and model training)
     "tableref.cli_vision",    # detect, evaluate, bench-detect
     "tableref.cli_table",     # watch, simulate, markers
+    "tableref.cli_zones",     # calibrate
     "tableref.cli_web",       # serve
 ]
 
