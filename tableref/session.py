@@ -315,6 +315,14 @@ class TableSession:
         with self._lock:
             self._last_table = table
             state = state_from_stable(table, self.n_seats, self._corrections)
+            if self.game == "desmoche" and self._tracker is not None:
+                # one pack: a card read twice is a misreading; try the cards' second readings
+                from .repair import repair_duplicates
+
+                state, notes = repair_duplicates(state, self._tracker)
+                for n in notes:
+                    self._emit({"type": "recognition_repair", "t": round(float(table.t), 2), "seat": None,
+                                "player": None, "cards": [n["taken_as"]], **n})
         return self.feed_state(state)
 
     def feed_observation(self, obs) -> list[dict]:

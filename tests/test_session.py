@@ -270,3 +270,25 @@ def test_decided_hand_survives_the_camera_going_away(tmp_path):
     s.start()
     assert s.wait(10)
     assert len(got) == 1 and s.results[-1]["winner"] == "Ana"
+
+
+def test_card_read_twice_uses_its_second_reading():
+    """One pack: a card read twice is a misreading; the uncertain card's runner-up label is used."""
+    from types import SimpleNamespace
+
+    from tableref.events import SeatState, TableCard
+    from tableref.repair import repair_duplicates
+
+    st = TableState([SeatState([[TableCard(1, "6H"), TableCard(2, "7H"), TableCard(3, "8H")]]),
+                     SeatState([[TableCard(4, "6H"), TableCard(5, "6S"), TableCard(6, "6C")]])], [], 1.0)
+    tracker = SimpleNamespace(tracks=[
+        SimpleNamespace(id=1, votes={"6H": 9.0}),
+        SimpleNamespace(id=4, votes={"6H": 5.0, "6D": 3.0, "9C": 0.2}),
+    ])
+    fixed, notes = repair_duplicates(st, tracker)
+    assert [c.card for c in fixed.seats[1].melds[0]] == ["6D", "6S", "6C"]
+    assert notes[0]["track_id"] == 4 and notes[0]["taken_as"] == "6D"
+    # without a real second reading nothing is changed (the table stays impossible, and says so)
+    tracker.tracks[1].votes = {"6H": 9.0, "6D": 0.5}
+    same, notes = repair_duplicates(st, tracker)
+    assert same is st and notes == []
