@@ -24,6 +24,8 @@ with ``.field`` naming the offending input)::
 
     count_maal(tiplu, hand, exposed_tunnelas=(), seen=True, rules=None) -> Maal(points, items)
     classify(cards, Wild(tiplu))   # kind of a 3-card combination or None
+    check_melds([[cards], ...], tiplu=None) -> MeldsCheck   # laid-down melds, each with
+                      # kind / pure / reason; .sees_joker, .goes_out (tiplu None: nothing wild)
 
 Cards may be :class:`referee.cards.Card` objects or strings (``"10H"``).
 ``cards`` in :func:`analyse_hand` holds 21 cards (a hand at rest / laid down after
@@ -36,11 +38,12 @@ Rules: :class:`MarriageRules` or a dict of switches (see ``docs/rules-marriage.m
 from .analysis import HandAnalysis, analyse_hand
 from .combos import classify
 from .maal import Maal, MaalItem, count_maal
+from .melds import MeldsCheck, MeldVerdict, check_melds
 from .settings import MarriageRules, build_rules
 from .settle import PlayerScore, PlayerSettlement, Settlement, settle
 from .wild import Wild
 
 __all__ = [
-    "HandAnalysis", "analyse_hand", "classify", "Maal", "MaalItem", "count_maal", "MarriageRules",
+    "HandAnalysis", "analyse_hand", "classify", "check_melds", "MeldsCheck", "MeldVerdict", "Maal", "MaalItem", "count_maal", "MarriageRules",
     "build_rules", "PlayerScore", "PlayerSettlement", "Settlement", "settle", "Wild",
 ]
