@@ -253,7 +253,7 @@ def test_csv_export(ledger):
 
 
 # ---------------------------------------------------------------- balances and transfers
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(st.lists(st.lists(st.integers(-20, 20), min_size=3, max_size=3), min_size=1, max_size=8),
        st.lists(st.integers(0, 20), max_size=4))
 def test_balances_always_sum_to_zero(tmp_path_factory, hands, undo_picks):

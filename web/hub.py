@@ -73,6 +73,11 @@ class EventHub:
 
     def close(self) -> None:
         self._stop.set()
+        if self._session_q is not None:
+            try:
+                self._session_q.put_nowait(None)  # wake the pump now
+            except queue.Full:
+                pass
         if self._session is not None and self._session_q is not None and hasattr(self._session, "unsubscribe"):
             try:
                 self._session.unsubscribe(self._session_q)
