@@ -255,8 +255,10 @@ function renderScoreboard(data) {
       players.map((p) => el("td", { class: "num", dataset: { player: p } },
         el("span", { class: "net" }, h.net[p] !== undefined ? signed(h.net[p]) : ""),
         el("small", { class: "running" }, String(h.running[p] || 0)))),
-      el("td", { class: "items" }, (h.items || []).map((it) => el("span", { class: "item" },
-        TK("item_", it.item) + (it.player ? " " + it.player : "") + (it.points !== null && it.points !== undefined ? " " + signed(it.points) : "")))),
+      el("td", { class: "items" }, (h.items || []).map((it) => el("span", { class: "item", title: it.text || "" },
+        TK("item_", it.item) + (it.player ? " " + it.player : "") + (it.points !== null && it.points !== undefined ? " " + signed(it.points) : ""))),
+        h.result && h.result.maal ? el("div", { class: "maal hint" }, T("maal") + ": " +
+          Object.entries(h.result.maal).map(([p, v]) => p + " " + v + (h.result.seen && h.result.seen[p] === false ? " (" + T("unseen") + ")" : "")).join(", ")) : null),
       HOST ? el("td", {}, h.undone ? null : el("button", { class: "small", onclick: () => openNets(h, players) }, T("correct"))) : null));
   }
   table.tBodies[0].replaceChildren(...rows);
