@@ -10,7 +10,7 @@ from ..errors import CardError, RefereeError
 from . import combos
 from .maal import Maal, count_maal
 from .search import count_dublees, face_card, find_finish, find_pure, materialise, pack
-from .settings import MarriageRules, build_rules
+from .settings import build_rules
 from .wild import Wild
 
 HAND_SIZE = 21
@@ -129,7 +129,7 @@ def analyse_hand(tiplu, cards, exposed_tunnelas=(), seen: bool = True, rules=Non
     """Analyse one Marriage hand; see the package docstring."""
     tiplu = parse_card(tiplu, "tiplu")
     cards = parse_cards(cards, "cards")
-    tunnelas = parse_tunnelas(list(exposed_tunnelas) if exposed_tunnelas else [])
+    tunnelas = parse_tunnelas(exposed_tunnelas if exposed_tunnelas else None)
     rules = build_rules(rules)
     if not isinstance(seen, bool):
         raise RefereeError("'seen' must be true or false", "seen")

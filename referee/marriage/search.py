@@ -20,7 +20,6 @@ from functools import lru_cache
 from typing import Sequence
 
 from ..cards import Card, SUITS
-from . import combos
 from .wild import Wild
 
 N_FACES = 52
