@@ -225,33 +225,35 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
     sizes = np.array([r.size for r in readings])
     aspects = np.array([_box_aspect(r.box) for r in readings])
     top = q.argmax(axis=1)
-    agreement = q @ q.T
+    agreement = np.einsum("ik,jk->ij", q, q)  # not q @ q.T: BLAS threads stall on a busy CPU
+    ratio = np.maximum(sizes[:, None], sizes[None, :]) / np.maximum(np.minimum(sizes[:, None], sizes[None, :]), 1e-9)
+    dist = np.hypot(centres[:, None, 0] - centres[None, :, 0], centres[:, None, 1] - centres[None, :, 1])
+    # the widest distance any layout accepts, in index sizes
+    reach = max(math.hypot(*g.diag_vec) / g.index_size[1] * g.distance_tolerance for g in layouts)
+    cand = ((agreement >= min_agreement) & (ratio <= geo.size_tolerance)
+            & (dist <= reach * np.maximum(sizes[:, None], sizes[None, :])))
+    ii, jj = np.nonzero(np.triu(cand, k=1))
     out = []
-    for i in range(n):
-        for j in range(i + 1, n):
-            si, sj = sizes[i], sizes[j]
-            if max(si, sj) / min(si, sj) > geo.size_tolerance:
-                continue
-            agree = float(agreement[i, j])
-            if agree < min_agreement:
-                continue
-            joint = q[i] * q[j]
-            label = int(joint.argmax())
-            if label != top[i] and label != top[j]:
-                continue
-            vx, vy = centres[j] - centres[i]
-            obs = math.sqrt(aspects[i] * aspects[j])
-            best = None
-            for layout in layouts:
-                fit = _layout_fit(layout, vx, vy, si, sj, obs)
-                if fit is not None and (best is None or fit[0] < best[0][0]):
-                    best = (fit, layout)
-            if best is None:
-                continue
-            (cost, theta, card_w), layout = best
-            cost += 0.5 * (1.0 - min(agree, 1.0)) + 0.2 * abs(math.log(si / sj))
-            prob = float(joint[label] / max(joint.sum(), 1e-12))
-            out.append(_Pair(i, j, cost, label, prob, theta, card_w, layout.aspect))
+    for i, j in zip(ii.tolist(), jj.tolist()):
+        si, sj = sizes[i], sizes[j]
+        agree = float(agreement[i, j])
+        joint = q[i] * q[j]
+        label = int(joint.argmax())
+        if label != top[i] and label != top[j]:
+            continue
+        vx, vy = centres[j] - centres[i]
+        obs = math.sqrt(aspects[i] * aspects[j])
+        best = None
+        for layout in layouts:
+            fit = _layout_fit(layout, vx, vy, si, sj, obs)
+            if fit is not None and (best is None or fit[0] < best[0][0]):
+                best = (fit, layout)
+        if best is None:
+            continue
+        (cost, theta, card_w), layout = best
+        cost += 0.5 * (1.0 - min(agree, 1.0)) + 0.2 * abs(math.log(si / sj))
+        prob = float(joint[label] / max(joint.sum(), 1e-12))
+        out.append(_Pair(i, j, cost, label, prob, theta, card_w, layout.aspect))
     out.sort(key=lambda p: p.cost)
     return out
 

@@ -357,10 +357,12 @@ class CardRecognizer:
         try:
             det = spec["detector"]
             cls = spec["classifier"]
+            det_file, cls_file = str(det["file"]), str(cls["file"])
+            names = [str(n) for n in cls["names"]]
         except (KeyError, TypeError) as exc:
-            raise ModelError(f"{spec_path} lacks the 'detector' or 'classifier' section") from exc
-        self.det_path = self._model_file(det["file"])
-        self.cls_path = self._model_file(cls["file"])
+            raise ModelError(f"{spec_path} lacks the detector or classifier entry ({exc})") from exc
+        self.det_path = self._model_file(det_file)
+        self.cls_path = self._model_file(cls_file)
         self.det_session = _session(self.det_path, threads)
         self.cls_session = _session(self.cls_path, threads)
         self.det_input = self.det_session.get_inputs()[0].name
@@ -377,7 +379,7 @@ class CardRecognizer:
         self.rect_stride = int(det.get("stride", 32)) if self.dynamic else None
         self.crop_size = int(cls.get("imgsz", CROP_SIZE))
         self.crop_margin = float(cls.get("margin", CROP_MARGIN))
-        self.names: list[str] = list(cls["names"])
+        self.names: list[str] = names
         if "none" not in self.names:
             raise ModelError("the classifier's names lack the 'none' class")
         self.none_index = self.names.index("none")
