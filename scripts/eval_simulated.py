@@ -39,11 +39,11 @@ def simulate(game: str, seed: int, work: Path) -> Path:
     return d
 
 
-def watch(game: str, d: Path, players: list[str], threads: int) -> tuple[dict | None, list[dict], float]:
+def watch(game: str, d: Path, players: list[str], threads: int, every: int = 1) -> tuple[dict | None, list[dict], float]:
     env = dict(os.environ, TABLEREF_ORT_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
     t0 = time.perf_counter()
     p = subprocess.run([sys.executable, "-m", "tableref", "watch", str(d / "video.mp4"), "--game", game,
-                        "--players", ",".join(players), "--json"],
+                        "--players", ",".join(players), "--json", "--every", str(every)],
                        cwd=ROOT, capture_output=True, text=True, env=env)
     dt = time.perf_counter() - t0
     events = []
@@ -75,7 +75,7 @@ def synthetic(game: str, seed: int, noise: float = 0.0) -> tuple[dict | None, li
 
 
 def one(args) -> dict:
-    game, seed, work, synth, threads, noise = args
+    game, seed, work, synth, threads, noise, every = args
     if synth:
         from tableref.simulate.bots import play_desmoche, play_marriage
 
@@ -86,7 +86,7 @@ def one(args) -> dict:
     else:
         d = simulate(game, seed, work)
         truth = json.loads((d / "truth.json").read_text())
-        result, events, dt = watch(game, d, truth["players"], threads)
+        result, events, dt = watch(game, d, truth["players"], threads, every)
         frames = truth.get("video", {}).get("frames")
     ok = bool(result) and result.get("winner") == truth["winner"] and result.get("net") == truth["net"]
     problems = [e.get("text") for e in events if e.get("type") in ("recognition_problem", "count_problem",
@@ -108,6 +108,7 @@ def main(argv=None) -> int:
     ap.add_argument("--synthetic", action="store_true", help="perfect recognition (no video)")
     ap.add_argument("--noise", type=float, default=0.0,
                     help="with --synthetic: miss each card with this probability per frame, misread a third as often")
+    ap.add_argument("--every", type=int, default=1, help="watch --every N (analyse every N-th frame)")
     ap.add_argument("--json", default=None, help="write the per-hand results here")
     args = ap.parse_args(argv)
     work = Path(args.work)
@@ -119,7 +120,7 @@ def main(argv=None) -> int:
         if game not in ("desmoche", "marriage"):
             ap.error(f"unknown game {game!r}")
         start = args.start if args.start is not None else (1000 if game == "desmoche" else 2000)
-        tasks += [(game, s, work, args.synthetic, threads, args.noise) for s in range(start, start + args.n)]
+        tasks += [(game, s, work, args.synthetic, threads, args.noise, args.every) for s in range(start, start + args.n)]
     from tqdm import tqdm
 
     results = []

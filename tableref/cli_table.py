@@ -35,6 +35,8 @@ def register(sub) -> None:
     w.add_argument("--realtime", action="store_true",
                    help="play video files at their own speed, dropping frames when slow "
                         "(default for files: analyse every frame)")
+    w.add_argument("--every", type=int, default=1, metavar="N",
+                   help="analyse every N-th frame (a slow computer on a fast camera; default 1)")
     w.add_argument("--max-seconds", type=float, default=None, help="stop after this many seconds")
     w.add_argument("--finish", default=None,
                    help="host input as JSON to close the hand when the source ends, e.g. "
@@ -119,7 +121,8 @@ def cmd_watch(args) -> int:
     try:
         stake = int(args.stake) if float(args.stake).is_integer() else float(args.stake)
         session = TableSession(source=args.source, game=args.game, seats=seats or len(players), players=players,
-                               rules=rules, stake=stake, zones=zones, realtime=args.realtime, loop=False)
+                               rules=rules, stake=stake, zones=zones, realtime=args.realtime, loop=False,
+                               analyse_every=max(1, args.every))
     except SessionError as exc:
         return _err(str(exc))
     if args.source != "demo":
