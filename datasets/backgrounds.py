@@ -1,4 +1,4 @@
-"""Table backgrounds: procedural felt, wood, cloth, plastic, and tiled GIMP patterns.
+"""Table backgrounds: procedural felt, wood, carpet, cloth, plastic, and tiled GIMP patterns.
 
 Public API (also used by the simulator):
 
@@ -134,6 +134,19 @@ def _plastic(rng, w, h):
     return base[None, None, :] * (0.9 + 0.2 * n[..., None]) + rng.normal(0, 2, (h, w, 1))
 
 
+def _carpet(rng, w, h):
+    """Looped-pile carpet: strong clumpy noise at a few pixels' scale over a base colour."""
+    base = _random_colour(rng, "wood" if rng.random() < 0.5 else "any")
+    clump = rng.uniform(1.0, 3.0)
+    n = rng.random((h, w)).astype(np.float32)
+    n = cv2.GaussianBlur(n, (0, 0), clump)
+    n = (n - n.mean()) / (n.std() + 1e-6)
+    fleck = rng.normal(0, 1, (h, w)).astype(np.float32)
+    tint = rng.uniform(0.9, 1.1, 3)[None, None, :]
+    v = 1.0 + rng.uniform(0.12, 0.3) * n + 0.05 * fleck
+    return base[None, None, :] * tint * v[..., None]
+
+
 def _pattern(rng, w, h):
     pats = gimp_patterns()
     if not pats:
@@ -152,7 +165,7 @@ def _pattern(rng, w, h):
     return img
 
 
-_KINDS = [(_felt, 0.25), (_wood, 0.25), (_cloth, 0.15), (_plastic, 0.1), (_pattern, 0.25)]
+_KINDS = [(_felt, 0.2), (_wood, 0.22), (_carpet, 0.12), (_cloth, 0.13), (_plastic, 0.08), (_pattern, 0.25)]
 
 
 def make_background(rng: np.random.Generator, w: int, h: int) -> np.ndarray:

@@ -48,17 +48,18 @@ def _pool(decks):
 
 
 def _det_job(args):
-    out_dir, split, i, seed, decks = args
+    out_dir, split, i, seed, decks, size = args
     from .scenes import render_scene
     rng = np.random.default_rng(seed)
-    scene = render_scene(rng, _pool(decks), DET_SIZE, DET_SIZE, size=DET_INDEX_PX)
+    scale = size / DET_SIZE
+    scene = render_scene(rng, _pool(decks), size, size, size=(max(6.0, DET_INDEX_PX[0] * scale), DET_INDEX_PX[1] * scale))
     name = f"{split}_{i:06d}"
     cv2.imwrite(str(out_dir / "images" / split / f"{name}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     lines = []
     for lab in scene.labels():
         x1, y1, x2, y2 = lab.box
-        lines.append(f"0 {(x1 + x2) / 2 / DET_SIZE:.6f} {(y1 + y2) / 2 / DET_SIZE:.6f} "
-                     f"{(x2 - x1) / DET_SIZE:.6f} {(y2 - y1) / DET_SIZE:.6f}")
+        lines.append(f"0 {(x1 + x2) / 2 / size:.6f} {(y1 + y2) / 2 / size:.6f} "
+                     f"{(x2 - x1) / size:.6f} {(y2 - y1) / size:.6f}")
     (out_dir / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
     return len(lines)
 
@@ -149,7 +150,7 @@ def _run(jobs, fn, desc, workers):
 
 def build(out: Path = DEFAULT_OUT, n_train: int = 3000, n_val: int = 300, n_cls_scenes: int = 1200,
           n_cls_val_scenes: int = 150, seed: int = 0, workers: int = 2, decks: list[str] | None = None,
-          none_per_scene: int = 4, pool=None) -> dict:
+          none_per_scene: int = 4, pool=None, det_size: int = DET_SIZE) -> dict:
     """Write the detector and classifier datasets under ``out``; returns the recipe dict.
 
     ``pool``: an optional ``scenes.DeckPool`` (e.g. in-memory artwork); default: all decks.
@@ -189,15 +190,15 @@ def build(out: Path = DEFAULT_OUT, n_train: int = 3000, n_val: int = 300, n_cls_
             (cls / split / c).mkdir(parents=True, exist_ok=True)
 
     base = seed * 1_000_003
-    jobs = [(det, "train", i, base + i, names) for i in range(n_train)]
-    jobs += [(det, "val", i, base + 500_000 + i, names) for i in range(n_val)]
+    jobs = [(det, "train", i, base + i, names, det_size) for i in range(n_train)]
+    jobs += [(det, "val", i, base + 500_000 + i, names, det_size) for i in range(n_val)]
     n_boxes = _run(jobs, _det_job, "detector images", workers)
     cjobs = [(cls, "train", i, base + 700_000 + i, names, none_per_scene) for i in range(n_cls_scenes)]
     cjobs += [(cls, "val", i, base + 900_000 + i, names, none_per_scene) for i in range(n_cls_val_scenes)]
     n_crops = _run(cjobs, _cls_job, "classifier scenes", workers)
     recipe = {
         "seed": seed, "decks": names, "detector": {"images_train": n_train, "images_val": n_val,
-                                                   "size": DET_SIZE, "index_px": DET_INDEX_PX, "boxes": n_boxes},
+                                                   "size": det_size, "index_px_at_416": DET_INDEX_PX, "boxes": n_boxes},
         "classifier": {"scenes_train": n_cls_scenes, "scenes_val": n_cls_val_scenes, "scene_size": CLS_SCENE,
                        "index_px": CLS_INDEX_PX, "crops": n_crops, "classes": classes},
         "seconds": round(time.time() - t0, 1),
@@ -212,6 +213,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-val", type=int, default=300, help="detector validation images (default 300)")
     p.add_argument("--n-cls", type=int, default=1200, help="classifier training scenes (default 1200)")
     p.add_argument("--n-cls-val", type=int, default=150, help="classifier validation scenes (default 150)")
+    p.add_argument("--det-size", type=int, default=DET_SIZE,
+                   help=f"detector image side in pixels (default {DET_SIZE}; index sizes scale with it)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     p.add_argument("--decks", nargs="*", help="deck names (default: all available)")
@@ -229,7 +232,11 @@ def run_from_args(a) -> int:
             print(f"error: --{flag.replace('_', '-')} must be >= 0", file=sys.stderr)
             return 2
     try:
-        r = build(Path(a.out), a.n_train, a.n_val, a.n_cls, a.n_cls_val, a.seed, a.workers, a.decks)
+        if a.det_size < 64:
+            print("error: --det-size must be >= 64", file=sys.stderr)
+            return 2
+        r = build(Path(a.out), a.n_train, a.n_val, a.n_cls, a.n_cls_val, a.seed, a.workers, a.decks,
+                  det_size=a.det_size)
     except (RuntimeError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -33,7 +33,10 @@ def register(subparsers) -> None:
     d = tsub.add_parser("detector", help="YOLO11n corner-index detector -> models/index_detector.onnx")
     d.add_argument("--data", default=str(DEFAULT_BUILD / "detector" / "data.yaml"))
     d.add_argument("--epochs", type=int, default=30)
-    d.add_argument("--imgsz", type=int, default=416, help="training size (default 416)")
+    d.add_argument("--imgsz", type=int, default=320, help="training size (default 320)")
+    d.add_argument("--model", help="model yaml (default tableref/yolo11t-index.yaml)")
+    d.add_argument("--init", help="start from these weights (e.g. runs/detector/weights/best.pt)")
+    d.add_argument("--hours", type=float, help="wall-time budget; overrides --epochs (ultralytics 'time')")
     d.add_argument("--export-imgsz", type=int, default=640, help="ONNX input size (default 640)")
     d.add_argument("--batch", type=int, default=16)
     d.add_argument("--threads", type=int, default=2)
@@ -82,7 +85,7 @@ def _train_detector(a) -> int:
 
     try:
         r = train_detector(a.data, epochs=a.epochs, imgsz=a.imgsz, batch=a.batch, resume=a.resume, name=a.name,
-                           threads=a.threads, export_imgsz=a.export_imgsz)
+                           threads=a.threads, export_imgsz=a.export_imgsz, model_cfg=a.model, init=a.init, hours=a.hours)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -3,7 +3,8 @@
 Training only: torch and ultralytics are imported inside the functions (the optional
 ``train`` extra); nothing at run time imports this module.
 
-The model is built from ``yolo11n.yaml`` (no pretrained download). Horizontal flips
+The model is built from ``yolo11t-index.yaml`` (YOLO11 at a quarter of yolo11n's width;
+no pretrained download), optionally initialised from an earlier run (``--init``). Horizontal flips
 are off (``fliplr=0``: mirrored glyphs never occur on real cards), rotation comes from
 the data itself. Checkpoints go to ``runs/detector/weights/{last,best}.pt``;
 ``--resume`` continues from ``last.pt``. The ONNX export (ultralytics format: one
@@ -21,13 +22,17 @@ ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "models"
 RUNS = ROOT / "runs"
 DETECTOR_ONNX = "index_detector.onnx"
-TRAIN_IMGSZ = 416
+TRAIN_IMGSZ = 320
 EXPORT_IMGSZ = 640
+# A narrow YOLO11 (width 0.125 instead of yolo11n's 0.25: 0.8 M parameters, 2.4 GFLOPs at 640 instead of 6.5):
+# on 2 shared CPU cores it trains ~2.5x faster than yolo11n and runs faster at inference.
+MODEL_YAML = Path(__file__).resolve().parent / "yolo11t-index.yaml"
 
 
 def prepare_offline(threads: int = 2) -> None:
     """Offline ultralytics: no hub, a local font as Arial.ttf, ``threads`` torch threads."""
     os.environ["YOLO_OFFLINE"] = "1"
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # no spinning threads on a shared, busy machine
     os.environ.setdefault("YOLO_VERBOSE", "True")
     from ultralytics.utils import USER_CONFIG_DIR
 
@@ -51,8 +56,14 @@ def prepare_offline(threads: int = 2) -> None:
 
 def train_detector(data: str, epochs: int = 30, imgsz: int = TRAIN_IMGSZ, batch: int = 16, resume: bool = False,
                    name: str = "detector", threads: int = 2, export_imgsz: int = EXPORT_IMGSZ,
-                   workers: int = 1, fraction: float = 1.0) -> dict:
-    """Train (or resume) the detector, then export ONNX to models/. Returns a summary dict."""
+                   workers: int = 1, fraction: float = 1.0, model_cfg: str | None = None,
+                   init: str | None = None, hours: float | None = None) -> dict:
+    """Train (or resume) the detector, then export ONNX to models/. Returns a summary dict.
+
+    ``model_cfg``: model yaml (default the narrow ``yolo11t-index.yaml``; ``yolo11n.yaml`` works too);
+    ``init``: start from the weights of an earlier run instead of random weights (fine-tuning on new data);
+    ``hours``: a wall-time budget (ultralytics ``time``: the epoch count and LR schedule fit into it).
+    """
     prepare_offline(threads)
     import torch
     from ultralytics import YOLO
@@ -73,14 +84,19 @@ def train_detector(data: str, epochs: int = 30, imgsz: int = TRAIN_IMGSZ, batch:
     else:
         if not Path(data).exists():
             raise FileNotFoundError(f"dataset file {data} not found (run `tableref dataset build` first)")
-        model = YOLO("yolo11n.yaml")
+        model = YOLO(str(model_cfg or MODEL_YAML))
+        if init:
+            if not Path(init).exists():
+                raise FileNotFoundError(f"initial weights {init} not found")
+            model = model.load(str(init))
         model.add_callback("on_train_start", _threads)
         model.train(
             data=str(data), epochs=epochs, imgsz=imgsz, batch=batch, device="cpu", workers=workers,
             project=str(RUNS), name=name, exist_ok=True, pretrained=False, plots=False, amp=False,
             fliplr=0.0, flipud=0.0, degrees=0.0, scale=0.3, translate=0.1, mosaic=1.0, close_mosaic=2,
             hsv_h=0.015, hsv_s=0.5, hsv_v=0.4, patience=0, seed=0, deterministic=False, fraction=fraction,
-            cos_lr=True, warmup_epochs=1.0, verbose=True,
+            cos_lr=True, warmup_epochs=1.0 if not init else 0.0, verbose=True,
+            **({"time": hours} if hours else {}),
         )
     seconds = time.time() - t0
     best = run_dir / "weights" / "best.pt"
@@ -103,5 +119,8 @@ def export_detector(weights: Path | str, imgsz: int = EXPORT_IMGSZ) -> Path:
     from .recognition_meta import update_meta
 
     update_meta(detector={"file": DETECTOR_ONNX, "imgsz": imgsz, "names": ["index"],
-                          "trained_imgsz": TRAIN_IMGSZ})
+                          "trained_imgsz": int(getattr(model.model, "args", {}).get("imgsz", TRAIN_IMGSZ))
+                          if isinstance(getattr(model.model, "args", None), dict) else TRAIN_IMGSZ,
+                          "index_px_trained": [6, 80],
+                          "note": "best for indices about 8-80 px high in the model input"})
     return dst
