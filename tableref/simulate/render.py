@@ -28,7 +28,7 @@ FRAME_SIZE = (1280, 720)
 FPS = 6.0
 # deck designs the simulator draws from (all rendered by datasets.decks)
 SIM_DECKS = ["kennard-2color", "kennard-4color", "kennard-2color-bf", "svg-cards", "younestouati",
-             "kde-standard", "kde-oxygen-white", "kde-nicu-white"]
+             "kde-standard", "kde-dondorf", "kde-nicu-white"]
 
 
 @dataclass
