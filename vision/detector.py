@@ -386,10 +386,17 @@ class CardRecognizer:
         self.geometry = IndexGeometry.from_spec(spec.get("index_geometry"))
         # index size band in detector input pixels
         band = det.get("index_px") or {}
+        trained = det.get("index_px_trained")   # index heights the detector was trained on
+        lo, hi = 6.0, 90.0
+        if isinstance(trained, (list, tuple)) and len(trained) == 2:
+            try:
+                lo, hi = float(trained[0]), float(trained[1])
+            except (TypeError, ValueError):
+                pass
         c = self.config
-        self.index_px_min = c.index_px_min or float(band.get("min", 10.0))
-        self.index_px_target = c.index_px_target or float(band.get("target", 26.0))
-        self.index_px_max = c.index_px_max or float(band.get("max", 90.0))
+        self.index_px_min = c.index_px_min or float(band.get("min", max(8.0, 1.6 * lo)))
+        self.index_px_target = c.index_px_target or float(band.get("target", math.sqrt(lo * hi) * 1.2))
+        self.index_px_max = c.index_px_max or float(band.get("max", hi))
         self.last_stats = RecognitionStats()
 
     def _model_file(self, name: str) -> Path:
