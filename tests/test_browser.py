@@ -63,7 +63,10 @@ def server(tmp_path_factory):
         _need(False, "the playwright package is missing: pip install -e '.[test]'")
     from tableref.session import demo_clip
 
-    _need(demo_clip("desmoche") is not None, "the built-in demo clip (tableref/demo/desmoche.mp4) is missing")
+    # TABLEREF_BROWSER_SOURCE: another clip for trying the test out; the test proper uses the demo.
+    source = os.environ.get("TABLEREF_BROWSER_SOURCE", "demo")
+    _need(source != "demo" or demo_clip("desmoche") is not None,
+          "the built-in demo clip (tableref/demo/desmoche.mp4) is missing")
     try:
         from vision.detector import CardRecognizer
 
@@ -75,7 +78,7 @@ def server(tmp_path_factory):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop("TABLEREF_PIN", None)
     proc = subprocess.Popen([sys.executable, "-m", "tableref", "serve", "--host", "127.0.0.1", "--port", str(port),
-                             "--db", str(db), "--pin", PIN], cwd=ROOT, env=env,
+                             "--db", str(db), "--pin", PIN, "--source", source], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.time() + 60
