@@ -45,7 +45,7 @@ def _held_cards(cards, tunnelas, field):
     raise RefereeError(f"a Marriage hand has at most 22 cards, got {len(cards) + 3 * k}", field)
 
 
-def _player(i: int, item, tiplu, rules) -> tuple[PlayerScore, dict]:
+def _player(i: int, item, tiplu, rules, n_players: int) -> tuple[PlayerScore, dict]:
     field = f"players[{i}]"
     if not isinstance(item, dict):
         raise RefereeError("each player must be an object like {\"name\": \"p1\", \"maal\": 4, \"seen\": true}",
@@ -66,12 +66,21 @@ def _player(i: int, item, tiplu, rules) -> tuple[PlayerScore, dict]:
         held = _held_cards(cards, tunnelas, f"{field}.hand")
         everything = held + [c for t in tunnelas for c in t]
         check_hand_cards(tiplu, everything, f"{field}.hand")
-        counted = count_maal(tiplu, held, tunnelas, seen=seen, rules=rules)
+        discard = []
+        if len(everything) == 22:
+            # maal is counted on the final 21 cards: the discard goes (the one that goes out
+            # with the most maal, or else the one that costs least)
+            analysis = analyse_hand(tiplu, held, tunnelas, seen=seen, rules=rules, players=n_players)
+            counted, discard = analysis.maal_detail, [str(c) for c in analysis.spare]
+        else:
+            counted = count_maal(tiplu, held, tunnelas, seen=seen, rules=rules)
         if maal is not None and maal != counted.points:
             raise RefereeError(f"{name} claims {maal} maal but the cards given count {counted.points}",
                                f"{field}.maal")
         maal = counted.points
         extra = {"maal_items": counted.to_json(), "_cards": everything}
+        if discard:
+            extra["discard"] = discard
     elif maal is None:
         raise RefereeError(f"give {name}'s 'maal' (points) or their 'hand' (cards)", f"{field}.maal")
     return PlayerScore(name, maal, seen), extra
@@ -90,7 +99,7 @@ def settle_request(request: dict) -> dict:
     tiplu = parse_card(request["tiplu"], "tiplu") if request.get("tiplu") is not None else None
     scores, extras = [], []
     for i, item in enumerate(players):
-        score, extra = _player(i, item, tiplu, rules)
+        score, extra = _player(i, item, tiplu, rules, len(players))
         scores.append(score)
         extras.append(extra)
     all_cards = [c for e in extras for c in e.get("_cards", [])]
@@ -99,8 +108,9 @@ def settle_request(request: dict) -> dict:
     result = settle(winner, scores, dublee_win=_bool(request, "dublee_win", False), rules=rules)
     out = result.to_json()
     for p, e in zip(out["players"], extras):
-        if "maal_items" in e:
-            p["maal_items"] = e["maal_items"]
+        for key in ("maal_items", "discard"):
+            if key in e:
+                p[key] = e[key]
     return out
 
 

@@ -26,6 +26,7 @@ def check_arrangement(a, tiplu, cards, exposed=()):
     for m in a.melds:
         used.update(m)
     used.update(a.spare)
+    used.update(a.unmatched)
     given = Counter(C(" ".join(cards)) if isinstance(cards, list) else C(cards))
     for t in exposed:
         given.update(C(" ".join(t)))
@@ -142,7 +143,9 @@ def test_eight_dublees_finish():
     a = analyse_hand("JC", h.split())
     assert a.can_finish and a.finish_by == "dublees"
     check_arrangement(a, "JC", h.split())
-    assert len(a.spare) == 6
+    # one discard (it must leave eight dublees), five unmatched cards kept
+    assert len(a.spare) == 1 and len(a.unmatched) == 5
+    assert str(a.spare[0]) in "8H 10S JD 4C".split() and str(a.spare[0]) != "JD"
 
 
 def test_all_jokers_hand():

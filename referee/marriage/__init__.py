@@ -12,8 +12,11 @@ with ``.field`` naming the offending input)::
                       # else the combinations that see the joker, else []
     a.meld_kinds      # "tunnela" | "marriage" | "pure_sequence" | "triplet" | "dirty_sequence"
                       # | "dirty_triplet" | "dublee", one per meld
-    a.spare           # the discard (22 cards) / the cards outside eight dublees
-    a.maal, a.maal_detail.items   # maal counted for settlement, itemised (MaalItem)
+    a.spare           # [the discard] for 22 cards (the card left out of the final hand), else []
+    a.unmatched       # eight-dublee finish: the other cards kept (neither dublee nor discard)
+    a.maal, a.maal_detail.items   # maal counted for settlement, itemised (MaalItem), on the
+                      # final hand: a 22-card hand keeps 21 (the discard that goes out with the
+                      # most maal; if it cannot go out, the card that costs least)
     a.to_json()       # the ``tableref marriage hand`` response
 
     s = settle("p2", [PlayerScore("p1", 4, seen=True), PlayerScore("p2", 10), ...],
@@ -29,7 +32,8 @@ with ``.field`` naming the offending input)::
 
 Cards may be :class:`referee.cards.Card` objects or strings (``"10H"``).
 ``cards`` in :func:`analyse_hand` holds 21 cards (a hand at rest / laid down after
-the discard) or 22 (just after drawing: one card is left over as the discard);
+the discard) or 22 (just after drawing: one card is left over as the discard, and
+the maal is counted on the 21 kept);
 exposed tunnelas may be included in ``cards`` or given only in
 ``exposed_tunnelas`` (then ``cards`` has 3 fewer per tunnela). ``players`` (the
 table size), when given, applies the ``dublee_min_players`` switch.

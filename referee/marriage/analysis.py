@@ -9,7 +9,7 @@ from ..cards import Card, check_copies, parse_card, parse_cards
 from ..errors import CardError, RefereeError
 from . import combos
 from .maal import Maal, count_maal
-from .search import count_dublees, face_card, find_finish, find_pure, materialise, pack
+from .search import count_dublees, face_card, face_index, find_finish, find_pure, materialise, pack
 from .settings import build_rules
 from .wild import Wild
 
@@ -84,6 +84,38 @@ def check_hand_cards(tiplu: Card, cards: Sequence[Card], field: str = "cards") -
                         f"and lies under the stock, so at most two are in play", field)
 
 
+def _discard_order(candidates, hand, tiplu, tunnelas, seen, rules, wild, first_only=False,
+                   prefer=None) -> list[Card]:
+    """The distinct ``candidates`` as discards, the one that leaves ``hand`` the most maal first.
+
+    Maal scores only wild cards (tiplu, poplu, jhiplu; alter cards are of the
+    tiplu's rank), so discarding a non-joker never lowers it and only jokers are
+    counted one by one. Ties: cards ``prefer`` accepts first (e.g. cards outside
+    the dublees), then non-jokers, then ordinary jokers, then by face.
+    ``first_only``: just the best one (no counting when a preferred non-joker is there).
+    """
+    pref = prefer or (lambda c: True)
+    if first_only:
+        naturals = [c for c in candidates if not wild.is_joker(c) and pref(c)]
+        if naturals:
+            return [min(naturals, key=face_index)]
+    full = None
+    keyed = []
+    for c in set(candidates):
+        kind = wild.kind(c)
+        if kind is None:
+            if full is None:
+                full = count_maal(tiplu, hand, tunnelas, seen=seen, rules=rules).points
+            left = full
+        else:
+            rest = list(hand)
+            rest.remove(c)
+            left = count_maal(tiplu, rest, tunnelas, seen=seen, rules=rules).points
+        keyed.append((-left, not pref(c), kind is not None, kind not in (None, "ordinary_joker"), face_index(c), c))
+    keyed.sort()
+    return [row[-1] for row in keyed[:1 if first_only else None]]
+
+
 @dataclass
 class HandAnalysis:
     tiplu: Card
@@ -93,7 +125,7 @@ class HandAnalysis:
     finish_by: str | None               # "combinations" | "dublees" | None
     melds: list[list[Card]]
     meld_kinds: list[str]
-    spare: list[Card]                   # discard / cards outside the melds (dublee finish)
+    spare: list[Card]                   # the discard: the card left out of the final 21 (22-card hands)
     dublees: int
     maal: int                           # counted for settlement under the rules and ``seen``
     maal_counted: int                   # what the cards are worth when counted
@@ -101,6 +133,7 @@ class HandAnalysis:
     maal_paid: bool
     seen: bool
     exposed_tunnelas: list[list[Card]] = field(default_factory=list)
+    unmatched: list[Card] = field(default_factory=list)  # kept cards outside eight dublees (dublee finish)
 
     def to_json(self) -> dict:
         return {
@@ -111,6 +144,7 @@ class HandAnalysis:
             "maal_items": self.maal_detail.to_json() if self.maal_paid else [],
             "meld_kinds": self.meld_kinds,
             "discard": [str(c) for c in self.spare],
+            "unmatched": [str(c) for c in self.unmatched],
             "see_joker_by": self.see_joker_by,
             "finish_by": self.finish_by,
             "dublees": self.dublees,
@@ -151,12 +185,26 @@ def analyse_hand(tiplu, cards, exposed_tunnelas=(), seen: bool = True, rules=Non
 
     melds: list[list[Card]] = []
     spare: list[Card] = []
+    unmatched: list[Card] = []
     finish_by = None
+    n_pure = max(0, 3 - k)
+
+    def order(candidates, first_only=False, prefer=None):
+        return _discard_order(candidates, hand, tiplu, tunnelas, seen, rules, wild, first_only, prefer)
+
     if pure is not None and k <= 7:
-        fin = find_finish(state, tiplu, 7 - k, max(0, 3 - k), n_spare)
+        fin = find_finish(state, tiplu, 7 - k, n_pure, n_spare)
         if fin is not None and len(fin.discards) < n_spare:
-            # the spare card found is a joker: prefer keeping every joker when possible
-            fin = find_finish(state, tiplu, 7 - k, max(0, 3 - k), n_spare, joker_spare_ok=False) or fin
+            # the discard found is a joker: a non-joker discard keeps every joker and all the maal
+            better = find_finish(state, tiplu, 7 - k, n_pure, n_spare, joker_spare_ok=False)
+            if better is None:
+                # the discard must be a joker: the one that leaves the most maal and still goes out
+                for c in order([c for c in hand if wild.is_joker(c)]):
+                    better = find_finish(state - (1 << (2 * face_index(c))), tiplu, 7 - k, n_pure, 0)
+                    if better is not None:
+                        better.discards.append(face_index(c))
+                        break
+            fin = better or fin
         if fin is not None:
             found, spare = materialise(fin, 7 - k)
             found = [_sort_meld(m, wild) for m in found]
@@ -164,24 +212,41 @@ def analyse_hand(tiplu, cards, exposed_tunnelas=(), seen: bool = True, rules=Non
             melds = [list(t) for t in tunnelas] + found
             finish_by = "combinations"
     if finish_by is None and n_dub >= 8:
-        finish_by = "dublees"
-        melds = [[face_card(i)] * 2 for i in dub_faces[:8]]
-        spare = list(everything)
-        for m in melds:
-            for c in m:
-                spare.remove(c)
+        dub_state = state
+        if n_spare:
+            # the discard must leave eight dublees in hand; among those cards, the one that costs least maal
+            keep8 = [c for c in hand if len(count_dublees(state - (1 << (2 * face_index(c))))) >= 8]
+            if keep8:
+                held = Counter(hand)
+                spare = order(keep8, first_only=True, prefer=lambda c: held[c] != 2)  # breaks no dublee
+                dub_state = state - (1 << (2 * face_index(spare[0])))
+        if not n_spare or spare:
+            finish_by = "dublees"
+            melds = [[face_card(i)] * 2 for i in count_dublees(dub_state)[:8]]
+            unmatched = list(everything)
+            for c in [c for m in melds for c in m] + spare:
+                unmatched.remove(c)
     if finish_by is None:
         if pure is not None:
             melds = [list(t) for t in tunnelas] + [_sort_meld([face_card(i) for i in p], None) for p in pure]
         elif see_by == "dublees":
             melds = [[face_card(i)] * 2 for i in dub_faces[:7]]
+        if n_spare:
+            # not going out: the player would discard the card that costs least maal (not a shown one)
+            shown = Counter(c for m in melds for c in m)
+            loose = list((Counter(hand) - shown).elements()) or hand
+            spare = order(loose, first_only=True)
     kinds = [combos.DUBLEE if len(m) == 2 else (combos.classify(m, wild) or "none") for m in melds]
 
-    counted = count_maal(tiplu, hand, tunnelas, seen=seen, rules=rules)
+    # maal is counted on the final hand: a 22-card hand keeps 21, the discard goes
+    kept = list(hand)
+    for c in spare:
+        kept.remove(c)
+    counted = count_maal(tiplu, kept, tunnelas, seen=seen, rules=rules)
     paid = seen or rules.unseen_maal == "count"
     return HandAnalysis(
         tiplu=tiplu, can_see_joker=see_by is not None, can_finish=finish_by is not None,
         see_joker_by=see_by, finish_by=finish_by, melds=melds, meld_kinds=kinds, spare=spare,
         dublees=len(dub_faces), maal=counted.points if paid else 0, maal_counted=counted.points,
-        maal_detail=counted, maal_paid=paid, seen=seen, exposed_tunnelas=tunnelas,
+        maal_detail=counted, maal_paid=paid, seen=seen, exposed_tunnelas=tunnelas, unmatched=unmatched,
     )
