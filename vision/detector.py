@@ -317,6 +317,7 @@ class RecognizerConfig:
     blind_tile_min_side: int = 1600  # frames this large are tiled even if the first pass finds nothing
     shrink_when_empty: bool = True  # smaller frames are searched again shrunk if nothing is found
     tta_max_pixels: int = 0         # images up to this many pixels are also searched turned by 90° (0 = off)
+    outlines: bool = True           # also find lone cards by their outline and read their corners
     tiling: bool = True
     classify_batch: int = 64
     tta_max_crops: int = 16         # read each crop at 4 turns when there are at most this many (0 = never)
@@ -571,10 +572,82 @@ class CardRecognizer:
         self.last_stats = RecognitionStats()
         t0 = time.perf_counter()
         readings = self.read_indices(image)
-        cards = assemble(readings, self.names, self.geometry,
-                         min_confidence=self.config.min_card_confidence)
+        h, w = image.shape[:2]
+        cards = assemble(readings, self.names, self.geometry, min_confidence=0.0, image_size=(w, h))
+        if self.config.outlines:
+            cards = self._merge_outline_cards(cards, self.outline_cards(image))
+        cards = [c for c in cards if c.confidence >= self.config.min_card_confidence]
+        cards.sort(key=lambda c: -c.confidence)
         self.last_stats.ms_total = (time.perf_counter() - t0) * 1000
         return cards
+
+    def outline_cards(self, image: np.ndarray) -> list[DetectedCard]:
+        """Cards lying apart, found by their outline; their corner indices read where they must be.
+
+        Independent of the index detector: for each card-shaped light quad the
+        classifier reads the boxes where the indices are printed (for each known deck
+        layout; the layout whose crops look most like indices wins) and the two
+        corners vote on the card.
+        """
+        from .outlines import find_card_quads, index_boxes_for_quad
+
+        quads = find_card_quads(image)
+        if not quads:
+            return []
+        layouts = self.geometry.layouts()
+        jobs = []  # (quad index, layout index, card quad, boxes)
+        for qi, quad in enumerate(quads):
+            for li, layout in enumerate(layouts):
+                card_quad, boxes = index_boxes_for_quad(quad, layout)[0]
+                jobs.append((qi, li, card_quad, boxes))
+        all_boxes = np.array([b for *_, boxes in jobs for b in boxes], np.float32)
+        probs = self.classify(image, all_boxes)
+        label_idx = [k for k in range(len(self.names)) if k != self.none_index]
+        best: dict[int, tuple] = {}
+        k = 0
+        for qi, li, card_quad, boxes in jobs:
+            p = probs[k:k + len(boxes)]
+            k += len(boxes)
+            real = 1.0 - p[:, self.none_index]
+            q = p[:, label_idx] / np.maximum(p[:, label_idx].sum(axis=1, keepdims=True), 1e-9)
+            logq = (real[:, None] * np.log(np.clip(q, 1e-6, 1.0))).sum(axis=0)
+            dist = np.exp(logq - logq.max())
+            dist /= dist.sum()
+            lab = int(dist.argmax())
+            conf = float(dist[lab]) * float(real.max())
+            if qi not in best or conf > best[qi][0]:
+                best[qi] = (conf, lab, card_quad, boxes)
+        out = []
+        h, w = image.shape[:2]
+        for conf, lab, card_quad, boxes in best.values():
+            xs = [pt[0] for pt in card_quad]
+            ys = [pt[1] for pt in card_quad]
+            box = (max(0.0, min(xs)), max(0.0, min(ys)), min(float(w), max(xs)), min(float(h), max(ys)))
+            out.append(DetectedCard(card=self.names[label_idx[lab]], confidence=conf, box=box,
+                                    quad=[[float(x), float(y)] for x, y in card_quad], indices=list(boxes)))
+        return out
+
+    @staticmethod
+    def _merge_outline_cards(cards: list[DetectedCard], outlined: list[DetectedCard]) -> list[DetectedCard]:
+        """One card per outline: what the index detector found inside it and the outline reading merge."""
+        from .outlines import point_in_quad
+
+        if not outlined:
+            return cards
+        used = set()
+        merged = []
+        for oc in outlined:
+            inside = [i for i, c in enumerate(cards) if i not in used and point_in_quad(c.centre, oc.quad)]
+            used.update(inside)
+            cands = [cards[i] for i in inside] + [oc]
+            top = max(cands, key=lambda c: c.confidence)
+            # agreement between the detector's reading and the outline's raises confidence
+            agree = [c for c in cands if c.card == top.card and c is not top]
+            conf = 1.0 - (1.0 - top.confidence) * np.prod([1.0 - c.confidence for c in agree]) if agree else top.confidence
+            merged.append(DetectedCard(card=top.card, confidence=float(min(conf, 1.0)),
+                                       box=oc.box, quad=oc.quad,
+                                       indices=top.indices if top is not oc else oc.indices))
+        return merged + [c for i, c in enumerate(cards) if i not in used]
 
     def observe(self, image: np.ndarray, t: float = 0.0) -> FrameObservation:
         """A :class:`FrameObservation` of one frame (with a sharpness measure)."""

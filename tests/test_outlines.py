@@ -1,0 +1,72 @@
+"""Lone cards found by their outline (vision.outlines), on composed scenes (no model needed)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.assembly import IndexGeometry
+from vision.evaluation import table_background
+from vision.outlines import find_card_quads, index_boxes_for_quad, point_in_quad
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def white_card(canvas, centre, angle, h):
+    w = h / 1.4
+    box = cv2.boxPoints(((centre[0], centre[1]), (w, h), angle))
+    cv2.fillConvexPoly(canvas, box.astype(np.int32), (245, 245, 245))
+    cv2.circle(canvas, (int(centre[0]), int(centre[1])), int(h / 6), (30, 30, 200), -1)   # a pip
+    return box
+
+
+def test_separate_cards_are_found_with_their_quads():
+    img = table_background(900, 600, seed=1)
+    truth = [white_card(img, (200, 200), 10, 220), white_card(img, (600, 300), -35, 200),
+             white_card(img, (300, 470), 90, 160)]
+    quads = find_card_quads(img)
+    assert len(quads) == 3
+    for q in quads:
+        t = min(truth, key=lambda b: np.linalg.norm(b.mean(axis=0) - q.mean(axis=0)))
+        assert np.linalg.norm(t.mean(axis=0) - q.mean(axis=0)) < 6
+        assert cv2.contourArea(q.astype(np.float32)) == pytest.approx(cv2.contourArea(t), rel=0.12)
+
+
+def test_overlapping_cards_are_left_to_the_index_detector():
+    img = table_background(900, 600, seed=2)
+    white_card(img, (300, 300), 0, 240)
+    white_card(img, (380, 330), 20, 240)
+    assert find_card_quads(img) == []
+
+
+def test_blank_table_and_non_card_shapes():
+    img = table_background(640, 480, seed=3)
+    assert find_card_quads(img) == []
+    cv2.rectangle(img, (100, 100), (400, 130), (250, 250, 250), -1)   # a long white strip
+    cv2.circle(img, (500, 300), 60, (250, 250, 250), -1)               # a white disc
+    assert find_card_quads(img) == []
+
+
+def test_fixture_cards_apart_outlines():
+    truth = json.loads((FIXTURES / "cards_apart.json").read_text())["cards"]
+    quads = find_card_quads(cv2.imread(str(FIXTURES / "cards_apart.jpg")))
+    assert len(quads) == len(truth)
+    for c in truth:
+        centre = np.mean(c["quad"], axis=0)
+        assert any(point_in_quad(centre, q) for q in quads)
+
+
+def test_index_boxes_lie_in_the_card_corners():
+    quad = np.array([[100, 100], [200, 100], [200, 240], [100, 240]], np.float32)   # upright card
+    (card_quad, boxes), (card_quad2, boxes2) = index_boxes_for_quad(quad, IndexGeometry())
+    tl, br = boxes
+    assert tl[0] == pytest.approx(100 + 100 * (0.09 - 0.045), abs=1) and tl[1] == pytest.approx(100 + 140 * (0.13 - 0.095), abs=1)
+    assert br[2] == pytest.approx(200 - 100 * (0.09 - 0.045), abs=1) and br[3] == pytest.approx(240 - 140 * (0.13 - 0.095), abs=1)
+    assert card_quad[0] == [100, 100] and card_quad2[0] == [200, 240]
+    # a card lying on its side: the short edge is still "top"
+    side = np.array([[100, 100], [240, 100], [240, 200], [100, 200]], np.float32)
+    (q, b), _ = index_boxes_for_quad(side, IndexGeometry())
+    assert np.linalg.norm(np.subtract(q[1], q[0])) == pytest.approx(100)
