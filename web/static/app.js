@@ -184,7 +184,14 @@ function renderLive(state) {
   if (state.ledger && state.ledger.error) { lerr.textContent = state.ledger.error; lerr.hidden = false; } else lerr.hidden = true;
   if (table.error) toast(table.error, true);
   const log = $("#event-log");
-  const events = (table.events || []).slice(-30).reverse();
+  // A camera that stays "ok" with a new message is not news: show status changes only.
+  let lastCam = null;
+  const events = (table.events || []).filter((e) => {
+    if (e.type !== "camera_status") return true;
+    const keep = e.status !== lastCam;
+    lastCam = e.status;
+    return keep;
+  }).slice(-30).reverse();
   log.replaceChildren(...events.map((e) => el("li", { class: "ev ev-" + e.type },
     e.player ? el("b", {}, e.player + " ") : null, e.text || e.type)));
 }
