@@ -318,6 +318,7 @@ class RecognizerConfig:
     shrink_when_empty: bool = True  # smaller frames are searched again shrunk if nothing is found
     tta_max_pixels: int = 0         # images up to this many pixels are also searched turned by 90° (0 = off)
     outlines: bool = True           # also find lone cards by their outline and read their corners
+    outline_layouts: int = 3        # deck layouts tried on each outline (recognition.json's first, then variants)
     tiling: bool = True
     classify_batch: int = 64
     tta_max_crops: int = 16         # read each crop at 4 turns when there are at most this many (0 = never)
@@ -594,7 +595,7 @@ class CardRecognizer:
         quads = find_card_quads(image)
         if not quads:
             return []
-        layouts = self.geometry.layouts()
+        layouts = self.geometry.layouts()[: self.config.outline_layouts]
         jobs = []  # (quad index, layout index, card quad, boxes)
         for qi, quad in enumerate(quads):
             for li, layout in enumerate(layouts):
