@@ -30,6 +30,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(ROOT / "docs" / "screenshot.png"))
     ap.add_argument("--phone", action="store_true", help="a phone-sized page (412x915) instead of 1280x900")
     ap.add_argument("--min-melds", type=int, default=3, help="wait until this many melds are on the table")
+    ap.add_argument("--settle", type=float, default=3.0, help="seconds to wait after that (camera picture, events)")
     ap.add_argument("--timeout", type=float, default=180.0)
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     args = ap.parse_args(argv)
@@ -60,10 +61,11 @@ def main(argv=None) -> int:
             size = {"width": 412, "height": 915} if args.phone else {"width": 1280, "height": 900}
             page = b.new_page(viewport=size, device_scale_factor=1)
             page.goto(f"http://127.0.0.1:{port}/")
+            page.wait_for_selector(".cam-ok", timeout=args.timeout * 1000)
             page.wait_for_function(
                 f"document.querySelectorAll('.meld.valid, .meld.invalid, .meld.out-of-order').length >= {args.min_melds}",
                 timeout=args.timeout * 1000)
-            time.sleep(1.0)  # let the video frame catch up
+            time.sleep(args.settle)  # let the video frame catch up
             page.screenshot(path=args.out, full_page=False)
             b.close()
         print(f"wrote {args.out}")
