@@ -446,7 +446,7 @@ class CardRecognizer:
         sizes = np.concatenate(all_sizes) if all_sizes else np.zeros(0, np.float32)
         return boxes, scores, sizes
 
-    def classify(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    def classify(self, image: np.ndarray, boxes: np.ndarray, tta: bool | None = None) -> np.ndarray:
         """Probabilities (N, len(names)) for index boxes in source pixels.
 
         With few boxes (``tta_max_crops``) each crop is also read turned by 90°,
@@ -458,7 +458,8 @@ class CardRecognizer:
             return np.zeros((0, len(self.names)), dtype=np.float32)
         crops = [index_crop(image, b, size=self.crop_size, margin=self.crop_margin) for b in boxes]
         n = len(crops)
-        tta = n <= self.config.tta_max_crops
+        if tta is None:
+            tta = n <= self.config.tta_max_crops
         if tta:
             crops = crops + [np.ascontiguousarray(np.rot90(c, k)) for k in (1, 2, 3) for c in crops[:n]]
         outs = []
@@ -576,7 +577,7 @@ class CardRecognizer:
         h, w = image.shape[:2]
         cards = assemble(readings, self.names, self.geometry, min_confidence=0.0, image_size=(w, h))
         if self.config.outlines:
-            cards = self._merge_outline_cards(cards, self.outline_cards(image))
+            cards = self._merge_outline_cards(cards, self.outline_cards(image), self.config.min_card_confidence)
         cards = [c for c in cards if c.confidence >= self.config.min_card_confidence]
         cards.sort(key=lambda c: -c.confidence)
         self.last_stats.ms_total = (time.perf_counter() - t0) * 1000
@@ -602,7 +603,7 @@ class CardRecognizer:
                 card_quad, boxes = index_boxes_for_quad(quad, layout)[0]
                 jobs.append((qi, li, card_quad, boxes))
         all_boxes = np.array([b for *_, boxes in jobs for b in boxes], np.float32)
-        probs = self.classify(image, all_boxes)
+        probs = self.classify(image, all_boxes, tta=len(all_boxes) <= 4 * max(self.config.tta_max_crops, 16))
         label_idx = [k for k in range(len(self.names)) if k != self.none_index]
         best: dict[int, tuple] = {}
         k = 0
@@ -615,7 +616,11 @@ class CardRecognizer:
             dist = np.exp(logq - logq.max())
             dist /= dist.sum()
             lab = int(dist.argmax())
-            conf = float(dist[lab]) * float(real.max())
+            # a lone card shows all its printed corners, and they name the same card; a
+            # group of overlapping cards mistaken for one outline does not
+            tops = q.argmax(axis=1)
+            agree = all(int(t) == lab for t, r in zip(tops, real) if r >= 0.5)
+            conf = float(dist[lab]) * float(real.min()) * (1.0 if agree else 0.1)
             if qi not in best or conf > best[qi][0]:
                 best[qi] = (conf, lab, card_quad, boxes)
         out = []
@@ -629,7 +634,8 @@ class CardRecognizer:
         return out
 
     @staticmethod
-    def _merge_outline_cards(cards: list[DetectedCard], outlined: list[DetectedCard]) -> list[DetectedCard]:
+    def _merge_outline_cards(cards: list[DetectedCard], outlined: list[DetectedCard],
+                             min_confidence: float = 0.35) -> list[DetectedCard]:
         """One card per outline: what the index detector found inside it and the outline reading merge."""
         from .outlines import point_in_quad
 
@@ -639,6 +645,8 @@ class CardRecognizer:
         merged = []
         for oc in outlined:
             inside = [i for i, c in enumerate(cards) if i not in used and point_in_quad(c.centre, oc.quad)]
+            if len({cards[i].card for i in inside if cards[i].confidence >= min_confidence}) > 1:
+                continue  # several different cards inside: a group of cards, not one card
             used.update(inside)
             cands = [cards[i] for i in inside] + [oc]
             top = max(cands, key=lambda c: c.confidence)

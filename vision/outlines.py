@@ -28,7 +28,7 @@ def _order_quad(pts: np.ndarray) -> np.ndarray:
 
 def find_card_quads(image: np.ndarray, min_area_frac: float = 0.002, max_area_frac: float = 0.6,
                     work_side: int = 640, white_rel: float = 0.7, hull_fill: float = 0.8,
-                    rect_fill: float = 0.85, aspect_range: tuple[float, float] = (1.15, 1.8)) -> list[np.ndarray]:
+                    rect_fill: float = 0.85, aspect_range: tuple[float, float] = (1.2, 1.7)) -> list[np.ndarray]:
     """Quads (4×2 float, image pixels) of light card-shaped outlines in a BGR image."""
     h, w = image.shape[:2]
     f = min(1.0, work_side / max(h, w))
