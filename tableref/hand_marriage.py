@@ -55,19 +55,37 @@ class MarriageHand:
         self.analyses: dict[str, object] = {}
         self._keys: dict[str, tuple] = {}
         self.result: dict | None = None
+        self.count_state: TableState | None = None     # from the frame-voting scan, when there is one
 
     # ------------------------------------------------------------------ observing
     def _seat_cards(self, s: int) -> list[str]:
-        return [c.card for c in self.state.seats[s].cards] if s < len(self.state.seats) else []
+        st = self.count_state if self.count_state is not None else self.state
+        return [c.card for c in st.seats[s].cards] if s < len(st.seats) else []
 
     def observe(self, state: TableState) -> list[dict]:
+        """A stable table from the tracker: melds for display, events; counts unless a scan is used."""
         if self.result is not None:
             return []
-        t = state.t
         events = [e for e in diff_states(self.state, state, self.players) if e["type"] != "centre_changed"]
         # descriptive events are many during a count; keep the meld-level ones only
         events = [e for e in events if e["type"] in ("meld_laid", "card_removed")]
         self.state = state
+        if self.count_state is not None:
+            return events
+        return events + self._judge(state)
+
+    def observe_scan(self, scan: TableState) -> list[dict]:
+        """A stable per-seat scan (:class:`tableref.scan.SeatScanner`): what the count is decided on."""
+        if self.result is not None:
+            return []
+        self.count_state = scan
+        if self.state.t < scan.t and not any(s.cards for s in self.state.seats):
+            self.state = TableState(self.state.seats, self.state.centre, scan.t)
+        return self._judge(scan)
+
+    def _judge(self, state: TableState) -> list[dict]:
+        t = state.t
+        events: list[dict] = []
         centre = [c.card for c in state.centre]
         tiplu = self.host_tiplu or (centre[0] if len(centre) == 1 else None)
         if tiplu != self.tiplu and tiplu is not None:
@@ -91,7 +109,6 @@ class MarriageHand:
         for s, p in enumerate(self.players):
             cards = self._seat_cards(s)
             exposed = self.host_exposed.get(p, [])
-            n_exp = sum(len(x) for x in exposed)
             n = len(cards)
             if n not in HAND_SIZES and n - 0 not in HAND_SIZES:
                 if p in self.analyses and n < 21:
@@ -225,7 +242,7 @@ class MarriageHand:
                 self.host_exposed[p] = [[str(parse_card(c)) for c in tt] for tt in ts]
         if self.host_tiplu:
             self.tiplu = self.host_tiplu
-        t = self.state.t
+        t = max(self.state.t, self.count_state.t if self.count_state is not None else 0.0)
         self._keys.clear()
         self._count(t)
         if self.tiplu is None:

@@ -142,6 +142,7 @@ class TableSession:
         self._corrections: dict[int, str | None] = {}
         self._last_table = None
         self._tracker = None
+        self._scanner = None
         self._zones_arg = zones
         self.zones = None
         self.frames_analysed = 0
@@ -326,12 +327,34 @@ class TableSession:
         return self.feed_state(state)
 
     def feed_observation(self, obs) -> list[dict]:
-        """Feed one frame's :class:`vision.types.FrameObservation` through the tracker."""
+        """Feed one frame's :class:`vision.types.FrameObservation` through the tracker (and,
+        for a Marriage count, the per-seat scan)."""
         tracker = self._ensure_tracker((obs.width, obs.height))
         table = tracker.update(obs)
+        evs = []
         if table is not None and table.changed:
-            return self.feed_table(table)
-        return []
+            evs += self.feed_table(table)
+        evs += self._feed_scan(obs)
+        return evs
+
+    def _feed_scan(self, obs) -> list[dict]:
+        if self.game != "marriage" or self.zones is None:
+            return []
+        if self._scanner is None or self._scanner.zones is not self.zones:
+            from .scan import SeatScanner
+
+            self._scanner = SeatScanner(self.zones, self.n_seats)
+        scan = self._scanner.update(obs)
+        if scan is None:
+            return []
+        with self._lock:
+            if self._waiting_clear:
+                if sum(len(s.cards) for s in scan.seats) == 0:
+                    return self.feed_state(scan)      # the table is cleared: next hand
+                return []
+            evs = self.hand.observe_scan(scan)
+            self._emit_all(evs)
+            return evs
 
     def end_of_stream(self) -> dict | None:
         """The source has ended: settle the hand in progress as it stands (if it can be)."""
@@ -538,6 +561,7 @@ class TableSession:
                 table = tracker.update(obs)
                 if table is not None and table.changed:
                     self.feed_table(table)
+                self._feed_scan(obs)
                 dt = time.perf_counter() - t0
                 self.frames_analysed += 1
                 self.ms_per_frame = 0.9 * self.ms_per_frame + 0.1 * dt * 1000 if self.ms_per_frame else dt * 1000

@@ -16,8 +16,8 @@ from vision.types import DetectedCard, FrameObservation
 from .render import FPS, FRAME_SIZE, StickyPlacer, TableLayout, _card_corners
 
 
-def script_observations(script, fps: float = FPS, hold: int = 8, hidden: int = 3, size=FRAME_SIZE,
-                        noise: float = 0.0, seed: int = 0):
+def script_observations(script, fps: float = FPS, hold: int | None = None, hidden: int | None = None,
+                        size=FRAME_SIZE, noise: float = 0.0, seed: int = 0):
     """Yield FrameObservations for ``script`` (see the module docstring).
 
     ``noise`` > 0 imitates an imperfect recogniser: each card is missed with
@@ -26,6 +26,10 @@ def script_observations(script, fps: float = FPS, hold: int = 8, hidden: int = 3
     """
     import random as _random
 
+    from .render import RenderOptions
+
+    o = RenderOptions()
+    hidden = o.reach_frames + o.place_frames + o.leave_frames if hidden is None else hidden
     rnd = _random.Random(seed)
     labels_all = [r + s for s in "CDHS" for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")]
 
@@ -55,8 +59,13 @@ def script_observations(script, fps: float = FPS, hold: int = 8, hidden: int = 3
     k = 0
     prev_cards: list[DetectedCard] = []
     prev_seat_of: list[int | None] = []
-    for kf in script.keyframes:
+    nk = len(script.keyframes)
+    for ki, kf in enumerate(script.keyframes):
         placed = placer.place(kf.table)
+        if hold is not None:
+            n_hold = hold
+        else:
+            n_hold = o.first_hold_frames if ki == 0 else (o.last_hold_frames if ki == nk - 1 else o.hold_frames)
         cards, seat_of = [], []
         for s, melds in enumerate(placed):
             for m, row in enumerate(melds):
@@ -75,7 +84,7 @@ def script_observations(script, fps: float = FPS, hold: int = 8, hidden: int = 3
                 vis = [d for d, s in zip(prev_cards, prev_seat_of) if s != kf.actor]
                 yield FrameObservation(k / fps, W, H, noisy(vis), 1.0, False)
                 k += 1
-        for _ in range(hold):
+        for _ in range(n_hold):
             yield FrameObservation(k / fps, W, H, noisy(cards), 1.0, False)
             k += 1
         prev_cards, prev_seat_of = cards, seat_of

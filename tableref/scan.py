@@ -1,0 +1,103 @@
+"""The Marriage count scan: which cards lie in each seat zone, voted over many frames.
+
+At the count every player's 21 cards lie still in front of them, many of them
+identical (three packs) and overlapping. What the count needs is not each card's
+identity over time but, per seat, the *multiset* of cards. :class:`SeatScanner`
+reads it straight from the recogniser's per-frame detections: every frame counts
+each label per zone, and a label's count is the median over the last frames
+(``window``), so a card missed in some frames, a hand passing over, or a
+one-frame misreading does not change it. When the per-seat multisets have not
+changed for ``stable_frames`` analysed frames, :meth:`SeatScanner.update`
+returns them as a :class:`tableref.events.TableState` (one loose card per
+physical card, ids negative so they never collide with tracker ids).
+
+It complements the tracker (which gives the melds for display) and is what the
+Marriage count is decided on.
+"""
+from __future__ import annotations
+
+from collections import Counter, deque
+
+from .events import SeatState, TableCard, TableState
+
+
+class SeatScanner:
+    def __init__(self, zones, n_seats: int, window: int = 11, stable_frames: int = 5,
+                 min_confidence: float = 0.3, min_sharpness: float = 0.5):
+        self.zones = zones
+        self.n_seats = n_seats
+        self.window = window
+        self.stable_frames = stable_frames
+        self.min_confidence = min_confidence
+        self.min_sharpness = min_sharpness
+        self.frames: deque = deque(maxlen=window)
+        self._candidate = None
+        self._count = 0
+        self.published = None
+
+    def _frame_counts(self, obs) -> list[Counter]:
+        out = [Counter() for _ in range(self.n_seats + 1)]      # seats..., centre last
+        size = (obs.width, obs.height) if obs.width and obs.height else None
+        for d in obs.cards:
+            if d.confidence < self.min_confidence:
+                continue
+            x, y = d.centre
+            z = self.zones.zone_at(x, y, size)
+            if z is None:
+                continue
+            idx = self.n_seats if z.seat is None else z.seat
+            if idx <= self.n_seats:
+                out[idx][d.card] += 1
+        return out
+
+    def robust(self) -> list[Counter]:
+        n = len(self.frames)
+        res = [Counter() for _ in range(self.n_seats + 1)]
+        if n == 0:
+            return res
+        for z in range(self.n_seats + 1):
+            labels = set()
+            for fr in self.frames:
+                labels |= set(fr[z])
+            for lab in labels:
+                vals = sorted(fr[z].get(lab, 0) for fr in self.frames)
+                med = vals[n // 2]                 # upper median: a card missed now and then still counts
+                if med:
+                    res[z][lab] = med
+        return res
+
+    def update(self, obs) -> TableState | None:
+        """Feed one frame; returns a new stable scan, or None."""
+        if getattr(obs, "occluded", False) or getattr(obs, "sharpness", 1.0) < self.min_sharpness:
+            return None
+        self.frames.append(self._frame_counts(obs))
+        if len(self.frames) < min(self.window, self.stable_frames):
+            return None
+        cur = self.robust()
+        key = tuple(tuple(sorted(c.items())) for c in cur)
+        if key != self._candidate:
+            self._candidate = key
+            self._count = 1
+            return None
+        self._count += 1
+        if self._count >= self.stable_frames and key != self.published:
+            self.published = key
+            return self._state(cur, float(obs.t))
+        return None
+
+    def _state(self, counts: list[Counter], t: float) -> TableState:
+        seats = []
+        nid = -1
+        for z in range(self.n_seats):
+            loose = []
+            for lab, k in sorted(counts[z].items()):
+                for _ in range(k):
+                    loose.append(TableCard(nid, lab))
+                    nid -= 1
+            seats.append(SeatState([], loose))
+        centre = []
+        for lab, k in sorted(counts[self.n_seats].items()):
+            for _ in range(k):
+                centre.append(TableCard(nid, lab))
+                nid -= 1
+        return TableState(seats, centre, t)
