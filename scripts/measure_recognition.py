@@ -34,13 +34,16 @@ def _pct(v):
     return "n/a" if v is None else f"{100 * v:.1f} %"
 
 
-def section(real: dict | None, synth: dict | None, bench: dict | None, rec: CardRecognizer, machine: str) -> str:
+def section(real: dict | None, synth: dict | None, bench: dict | None, rec: CardRecognizer, machine: str,
+            label: str | None = None) -> str:
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    models = label or (f"`{rec.det_path.name}` + `{rec.cls_path.name}` (recognition.json version "
+                       f"{rec.spec.get('version')})")
     out = [SECTION, "",
-           f"Measured {when} by `scripts/measure_recognition.py` on {machine}; models "
-           f"`{rec.det_path.name}` + `{rec.cls_path.name}` (recognition.json version "
-           f"{rec.spec.get('version')}), pipeline `vision.detector.CardRecognizer` with its default "
-           f"thresholds (detector {rec.config.det_conf}, card {rec.config.min_card_confidence}).", ""]
+           f"Measured {when} by `scripts/measure_recognition.py` on {machine}; models {models}; "
+           f"pipeline `vision.detector.CardRecognizer` with its default thresholds (detector "
+           f"{rec.config.det_conf}, card {rec.config.min_card_confidence}). Rerun after every model "
+           "export: `python scripts/measure_recognition.py --write`.", ""]
     if real:
         out += ["### Real photos, rank level (`../shared/data/real-photos-rank-only`)", "",
                 f"{real['images']} photos, {real['labelled']} labelled cards (ranks 9-A, one Bicycle-style "
@@ -95,6 +98,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=10, help="timed runs per benchmark frame (0 = skip)")
     ap.add_argument("--machine", default="2-core x86-64 CPU, no GPU (shared with other jobs)")
     ap.add_argument("--write", action="store_true", help="replace the section in models/MODEL_CARD.md")
+    ap.add_argument("--card", default=str(ROOT / "models" / "MODEL_CARD.md"), help="model card to write")
+    ap.add_argument("--label", default=None, help="describe the models measured (default: file names, version)")
     args = ap.parse_args(argv)
     rec = CardRecognizer(args.models, config=RecognizerConfig())
     real = synth = bench = None
@@ -108,11 +113,11 @@ def main(argv=None) -> int:
     if args.repeat:
         bench = evaluation.benchmark(rec, evaluation.bench_frames(), repeat=args.repeat)
         print(evaluation.format_bench(bench, 2), file=sys.stderr)
-    text = section(real, synth, bench, rec, f"{args.machine}, {platform.machine()}")
+    text = section(real, synth, bench, rec, f"{args.machine}, {platform.machine()}", args.label)
     print(text)
     if args.write:
-        write_section(rec.models_dir / "MODEL_CARD.md", text)
-        print(f"wrote the section into {rec.models_dir / 'MODEL_CARD.md'}", file=sys.stderr)
+        write_section(Path(args.card), text)
+        print(f"wrote the section into {args.card}", file=sys.stderr)
     return 0
 
 

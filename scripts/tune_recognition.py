@@ -52,7 +52,8 @@ def score(rec, labels, readings, det_conf: float, min_conf: float) -> dict:
         rs = [IndexReading(tuple(float(v) for v in b), float(s), p)
               for b, s, p in zip(boxes, scores, probs)
               if s >= det_conf and int(np.argmax(p)) != rec.none_index]
-        cards = assemble(rs, rec.names, rec.geometry, min_confidence=min_conf, image_size=(w, h))
+        cards = assemble(rs, rec.names, rec.geometry, min_confidence=min_conf, image_size=(w, h),
+                         det_power=rec.config.det_score_power)
         reported = [(card_rank(c.card), c.centre) for c in cards]
         res = match(reported, labels[fn])
         tally.add(res, labels[fn], [r for r, _ in reported], 0.0)
@@ -65,9 +66,12 @@ def main(argv=None) -> int:
     ap.add_argument("--models", default=None)
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--precision", default="auto", choices=("auto", "fp32", "int8"))
+    ap.add_argument("--det-power", type=float, default=None, help="override RecognizerConfig.det_score_power")
     ap.add_argument("--tta-pixels", type=int, default=None, help="override RecognizerConfig.tta_max_pixels")
     args = ap.parse_args(argv)
     cfg = RecognizerConfig(det_conf=0.05, precision=args.precision)
+    if args.det_power is not None:
+        cfg.det_score_power = args.det_power
     if args.tta_pixels is not None:
         cfg.tta_max_pixels = args.tta_pixels
     rec = CardRecognizer(args.models, config=cfg)

@@ -287,13 +287,15 @@ def _union(a, b):
 
 
 def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeometry | None = None,
-             min_confidence: float = 0.0, image_size: tuple[int, int] | None = None) -> list[DetectedCard]:
+             min_confidence: float = 0.0, image_size: tuple[int, int] | None = None,
+             det_power: float = 1.0) -> list[DetectedCard]:
     """Group index readings into physical cards; most confident first.
 
     ``names`` labels the classifier outputs (52 cards and ``none``). The card
     confidence is the voted value's probability times the detection evidence
     (one minus the chance that every supporting detection is spurious), times the
     chance the crops are real indices (not ``none``). ``image_size`` (w, h) clips boxes.
+    ``det_power`` < 1 softens the detector score's weight (for an under-confident detector).
     """
     geo = geometry or IndexGeometry()
     if not readings:
@@ -313,7 +315,7 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
         ri, rj = readings[p.i], readings[p.j]
         centre = ((ri.centre[0] + rj.centre[0]) / 2, (ri.centre[1] + rj.centre[1]) / 2)
         quad = card_quad(centre, p.theta, p.card_w, p.aspect)
-        det = 1.0 - (1.0 - ri.score) * (1.0 - rj.score)
+        det = (1.0 - (1.0 - ri.score) * (1.0 - rj.score)) ** det_power
         real = 1.0 - (1.0 - p_real[p.i]) * (1.0 - p_real[p.j])
         conf = p.prob * det * real
         box = _union(_bbox(quad), _union(ri.box, rj.box))
@@ -357,7 +359,7 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
             used[k] = True
             continue
         lab = int(q[k].argmax())
-        conf = float(q[k, lab]) * r.score * float(p_real[k])
+        conf = float(q[k, lab]) * r.score ** det_power * float(p_real[k])
         card = DetectedCard(card=label_names[lab], confidence=conf, box=tuple(r.box), quad=None,
                             indices=[tuple(r.box)])
         cards.append((card, {"members": [int(k)]}))

@@ -307,6 +307,7 @@ class RecognizerConfig:
     nms_iou: float = 0.5
     nms_ios: float = 0.8
     min_card_confidence: float = 0.35   # report a card only above this
+    det_score_power: float = 1.0    # weight of the detector score in a card's confidence (score ** power)
     # index size band (longer side, detector input pixels) the detector reads best;
     # None = take it from recognition.json or use the built-in default
     index_px_min: float | None = None
@@ -575,7 +576,8 @@ class CardRecognizer:
         t0 = time.perf_counter()
         readings = self.read_indices(image)
         h, w = image.shape[:2]
-        cards = assemble(readings, self.names, self.geometry, min_confidence=0.0, image_size=(w, h))
+        cards = assemble(readings, self.names, self.geometry, min_confidence=0.0, image_size=(w, h),
+                         det_power=self.config.det_score_power)
         if self.config.outlines:
             cards = self._merge_outline_cards(cards, self.outline_cards(image), self.config.min_card_confidence)
         cards = [c for c in cards if c.confidence >= self.config.min_card_confidence]
