@@ -39,6 +39,7 @@ from .ledger_migrations import LATEST, SchemaError, migrate
 from .transfers import fewest_transfers
 
 GAMES = ("desmoche", "marriage")
+POT = "(pot)"  # the account of a Desmoche pot carried over to a later hand; never a player's name
 MONEY_KINDS = ("hand", "hand_correction", "undo")
 
 
@@ -76,20 +77,35 @@ def _name(value, field: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise LedgerError(f"{field} must be a non-empty player name, got {value!r}", field)
     value = value.strip()
+    if value == POT:
+        raise LedgerError(f"{field}: {POT!r} is the pot's account, not a player's name", field)
     if len(value) > 40:
         raise LedgerError(f"{field} is too long (at most 40 characters): {value!r}", field)
     return value
 
 
-def _check_net(net, field: str = "net") -> dict[str, int]:
+def _pot_flow(result: dict) -> int | None:
+    """Points a hand puts into the pot (carried out minus carried in), if the result says so."""
+    pot = ((result.get("details") or {}).get("settlement") or {}).get("pot") or {}
+    out = result.get("pot_carried_out", pot.get("carried_out"))
+    into = result.get("pot_carried_in", pot.get("carried_in", 0))
+    if out is None:
+        return None
+    try:
+        return _points(out, "pot_carried_out") - _points(into or 0, "pot_carried_in")
+    except LedgerError:
+        return None
+
+
+def _check_net(net, field: str = "net", total: int = 0) -> dict[str, int]:
     if not isinstance(net, dict) or not net:
         raise LedgerError(f"'{field}' must be an object {{player: points}} with at least one player", field)
     out: dict[str, int] = {}
     for name, pts in net.items():
         out[_name(name, f"{field}.{name}")] = _points(pts, f"{field}.{name}")
-    total = sum(out.values())
-    if total != 0:
-        raise LedgerError(f"the nets of a hand must sum to zero, these sum to {total}: {out}", field)
+    if sum(out.values()) != total:
+        what = "zero" if total == 0 else f"{total} (the players' share of the pot carried in and out)"
+        raise LedgerError(f"the nets of a hand must sum to {what}, these sum to {sum(out.values())}: {out}", field)
     return out
 
 
@@ -269,7 +285,8 @@ class Ledger:
             verbatim = json.dumps(result, ensure_ascii=False, sort_keys=True)
         except (TypeError, ValueError) as exc:
             raise LedgerError(f"the hand result is not JSON-able: {exc}", "result")
-        net = _check_net(result.get("net"), "net")
+        flow = _pot_flow(result)
+        net = _check_net(result.get("net"), "net", total=-flow if flow else 0)
         winner = result.get("winner")
         if winner is not None:
             winner = _name(winner, "winner")
@@ -310,7 +327,10 @@ class Ledger:
                 hand_id = int(cur.lastrowid)
                 entry = self._entry(c, session_id, "hand", who, why, hand_id=hand_id,
                                     payload={"hand_no": hand_no, "net": net, "winner": winner}, client=client)
-                for name, pts in net.items():
+                pays = dict(net)
+                if flow:
+                    pays[POT] = flow  # the pot holds what was carried over, so every entry sums to zero
+                for name, pts in pays.items():
                     c.execute("INSERT INTO payments (entry_id, session_id, hand_id, player, points) VALUES (?,?,?,?,?)",
                               (entry, session_id, hand_id, name, pts))
                 for item in clean_items:
@@ -344,7 +364,8 @@ class Ledger:
         return {
             "id": hid, "hand_no": int(row["hand_no"]), "created_at": row["created_at"], "game": row["game"],
             "winner": row["winner"], "point_value": float(row["point_value"]), "entry_id": entry,
-            "net_original": original, "net": current, "items": items, "result": result,
+            "net_original": original, "net": {p: v for p, v in current.items() if p != POT},
+            "pot": current.get(POT, 0), "items": items, "result": result,
             "undone": entry in undone, "corrected": bool([e for e in corrections if e not in undone]),
             "external_id": row["external_id"],
         }
@@ -361,20 +382,23 @@ class Ledger:
     def correct_hand(self, session_id: int, hand_id: int, net: dict, who: str = "host", why: str = "",
                      client: str | None = None) -> int:
         """Set a hand's nets to ``net`` by a new entry paying the difference. Returns the entry id."""
-        net = _check_net(net, "net")
         if not (why or "").strip():
             raise LedgerError("a correction needs a reason ('why')", "why")
         hand = self.hand(hand_id)
+        net = _check_net(net, "net", total=-hand["pot"])
+        if hand["pot"]:
+            net[POT] = hand["pot"]
+        current = {**hand["net"], POT: hand["pot"]} if hand["pot"] else hand["net"]
         if self._q("SELECT session_id FROM hands WHERE id=?", (hand_id,))[0]["session_id"] != session_id:
             raise LedgerError(f"hand {hand_id} is not in session {session_id}", "hand_id")
         if hand["undone"]:
             raise LedgerError(f"hand {hand['hand_no']} was undone; undo the undo before correcting it", "hand_id")
-        delta = {p: net.get(p, 0) - hand["net"].get(p, 0) for p in dict.fromkeys([*hand["net"], *net])}
+        delta = {p: net.get(p, 0) - current.get(p, 0) for p in dict.fromkeys([*current, *net])}
         delta = {p: d for p, d in delta.items() if d}
         if not delta:
             raise LedgerError("the correction changes nothing: the hand already has these nets", "net")
         with self._tx() as c:
-            self._ensure_players(c, session_id, list(net))
+            self._ensure_players(c, session_id, [p for p in net if p != POT])
             entry = self._entry(c, session_id, "hand_correction", who, why, hand_id=hand_id,
                                 target=hand["entry_id"], client=client,
                                 payload={"hand_no": hand["hand_no"], "before": hand["net"], "after": net})

@@ -397,3 +397,35 @@ def test_kill_9_mid_hand_loses_only_that_hand_and_resumes(tmp_path):
         assert [h["hand_no"] for h in led.hands(1)] == [1, 2, 3, 4, 5, 6, 7]
         assert led.balances(1) == {"Ana": 14, "Beto": -7, "Cris": -7}
         assert len(led.sessions()) == 1
+
+
+def test_desmoche_pot_carried_over_is_its_own_account(ledger):
+    sid = ledger.open_session({**SETUP, "players": ["Ana", "Beto", "Cris"]})
+    # No winner: everyone antes 1, the pot of 3 carries over (the nets sum to -3).
+    no_winner = {"winner": None, "net": {"Ana": -1, "Beto": -1, "Cris": -1}, "pot_carried_out": 3,
+                 "details": {"settlement": {"pot": {"carried_in": 0, "carried_out": 3}}}}
+    h1 = ledger.commit_hand(sid, no_winner)
+    assert h1["net"] == no_winner["net"] and h1["pot"] == 3
+    bal = ledger.balances(sid)
+    assert bal == {"Ana": -1, "Beto": -1, "Cris": -1, "(pot)": 3} and sum(bal.values()) == 0
+    # Next hand Beto wins the carried pot too: the nets sum to +3, the pot pays it out.
+    win = {"winner": "Beto", "net": {"Ana": -1, "Beto": 5, "Cris": -1}, "pot_carried_out": 0,
+           "details": {"settlement": {"pot": {"carried_in": 3, "carried_out": 0}}}}
+    h2 = ledger.commit_hand(sid, win)
+    assert h2["pot"] == -3
+    assert ledger.balances(sid) == {"Ana": -2, "Beto": 4, "Cris": -2, "(pot)": 0}
+    assert ledger.players(sid) == ["Ana", "Beto", "Cris"]
+    # A correction keeps the hand's pot flow; nets that do not fit it are refused.
+    ledger.correct_hand(sid, h2["id"], {"Ana": -2, "Beto": 6, "Cris": -1}, why="Mico")
+    assert ledger.hand(h2["id"])["net"] == {"Ana": -2, "Beto": 6, "Cris": -1}
+    with pytest.raises(LedgerError, match="sum to 3"):
+        ledger.correct_hand(sid, h2["id"], {"Ana": -1, "Beto": 1, "Cris": 0}, why="x")
+    # Nets off zero with no pot said to explain them are refused, as is a pot that does not add up.
+    with pytest.raises(LedgerError, match="sum to zero"):
+        ledger.commit_hand(sid, {"winner": None, "net": {"Ana": -1, "Beto": -1, "Cris": -1}})
+    with pytest.raises(LedgerError):
+        ledger.commit_hand(sid, {**no_winner, "pot_carried_out": 2})
+    with pytest.raises(LedgerError, match="pot's account"):
+        ledger.commit_hand(sid, {"winner": None, "net": {"(pot)": 1, "Ana": -1}})
+    ledger.undo(sid, h1["entry_id"], why="misdeal")
+    assert sum(ledger.balances(sid).values()) == 0

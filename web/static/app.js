@@ -242,7 +242,8 @@ function signed(v) { return (v > 0 ? "+" : "") + v; }
 function renderScoreboard(data) {
   const players = data.session.players || [];
   const bal = data.balances || {}, money = data.money || {};
-  $("#balances").replaceChildren(...players.map((p) => el("div", { class: "balance " + (bal[p] > 0 ? "pos" : bal[p] < 0 ? "neg" : "") , dataset: { player: p } },
+  const shown = players.concat(bal["(pot)"] ? ["(pot)"] : []);
+  $("#balances").replaceChildren(...shown.map((p) => el("div", { class: "balance " + (bal[p] > 0 ? "pos" : bal[p] < 0 ? "neg" : "") , dataset: { player: p } },
     el("span", { class: "name" }, p), el("b", { class: "points" }, signed(bal[p] || 0)),
     el("span", { class: "money" }, (money[p] || 0).toFixed(2)))));
   const tr = data.transfers || [];
