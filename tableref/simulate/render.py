@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.zones import default_zones
+from vision.zones import default_zones, ray_to_rect
 
 FRAME_SIZE = (1280, 720)
 FPS = 6.0
@@ -153,7 +153,7 @@ class TableLayout:
             f = np.array(z.forward, np.float64)
             r = np.array(z.right, np.float64)
             a0 = math.pi / 2 + z.seat * 2 * math.pi / n_seats
-            edge = self._ray(cx, cy, a0, W, H)
+            edge = np.array(ray_to_rect(cx, cy, a0, W, H))
             g = SeatGeometry(z.seat, f, r, edge)
             depth = self.card_h * 0.5 + 20
             for _ in range(max_rows):
@@ -166,21 +166,6 @@ class TableLayout:
         # the centre: stock and face-up cards
         c = self.zones.centre.polygon.mean(axis=0)
         self.centre = np.array(c, np.float64)
-
-    @staticmethod
-    def _ray(cx, cy, angle, w, h):
-        dx, dy = math.cos(angle), math.sin(angle)
-        ts = []
-        if dx > 1e-9:
-            ts.append((w - cx) / dx)
-        if dx < -1e-9:
-            ts.append(-cx / dx)
-        if dy > 1e-9:
-            ts.append((h - cy) / dy)
-        if dy < -1e-9:
-            ts.append(-cy / dy)
-        t = min(ts)
-        return np.array([cx + dx * t, cy + dy * t])
 
     def _inside(self, zone, p, margin: float) -> bool:
         W, H = self.size
