@@ -104,6 +104,13 @@ class TableState:
 _LABEL_IDS: dict[str, int] = {}
 
 
+def make_event(etype: str, t: float, seat, player, cards, text: str, **extra) -> dict:
+    """One game event as the session publishes it (``type``, ``t``, ``seat``, ``player``, ``cards``, ``text``)."""
+    e = {"type": etype, "t": round(float(t), 2), "seat": seat, "player": player, "cards": list(cards), "text": text}
+    e.update(extra)
+    return e
+
+
 def _locate(state: TableState) -> dict[int, tuple[int, int, int]]:
     """track_id -> (seat, meld index or -1 for loose, position)."""
     where: dict[int, tuple[int, int, int]] = {}

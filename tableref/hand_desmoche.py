@@ -28,15 +28,9 @@ from referee.desmoche.seats import play_order
 from referee.desmoche.table import TableReferee
 from referee.errors import RefereeError
 
-from .events import TableState, diff_states
+from .events import TableState, diff_states, make_event as _ev
 
 HAND_SIZE = 9
-
-
-def _ev(etype: str, t: float, seat, player, cards, text: str, **extra) -> dict:
-    e = {"type": etype, "t": round(float(t), 2), "seat": seat, "player": player, "cards": list(cards), "text": text}
-    e.update(extra)
-    return e
 
 
 class DesmocheHand:

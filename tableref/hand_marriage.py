@@ -24,15 +24,9 @@ from __future__ import annotations
 
 from referee.errors import RefereeError
 
-from .events import TableState, diff_states
+from .events import TableState, diff_states, make_event as _ev
 
 HAND_SIZES = (21, 22)
-
-
-def _ev(etype: str, t: float, seat, player, cards, text: str, **extra) -> dict:
-    e = {"type": etype, "t": round(float(t), 2), "seat": seat, "player": player, "cards": list(cards), "text": text}
-    e.update(extra)
-    return e
 
 
 class MarriageHand:
