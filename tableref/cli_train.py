@@ -51,6 +51,7 @@ def register(subparsers) -> None:
     c.add_argument("--threads", type=int, default=2)
     c.add_argument("--name", default="classifier", help="run folder under runs/ (default classifier)")
     c.add_argument("--resume", action="store_true", help="continue from runs/NAME/last.pt")
+    c.add_argument("--init", help="fine-tune from this checkpoint (fresh LR schedule), e.g. models/checkpoints/classifier_last.pt")
     c.set_defaults(func=_train_classifier)
     e = tsub.add_parser("export", help="re-export ONNX from a saved checkpoint")
     e.add_argument("model", choices=["detector", "classifier"])
@@ -103,7 +104,7 @@ def _train_classifier(a) -> int:
 
     try:
         r = train_classifier(a.data, epochs=a.epochs, batch=a.batch, lr=a.lr, resume=a.resume, name=a.name,
-                             threads=a.threads)
+                             threads=a.threads, init=a.init)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

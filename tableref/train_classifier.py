@@ -143,8 +143,12 @@ def _augment(x, rng, torch):
 
 
 def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 3e-3, resume: bool = False,
-                     name: str = "classifier", threads: int = 2, seed: int = 0) -> dict:
-    """Train (or resume) the classifier on ``data``, then export ONNX to models/. Returns a summary."""
+                     name: str = "classifier", threads: int = 2, seed: int = 0, init: str | None = None) -> dict:
+    """Train (or resume) the classifier on ``data``, then export ONNX to models/. Returns a summary.
+
+    ``init``: start from the weights of an earlier checkpoint with a fresh optimiser and LR schedule
+    (fine-tuning for ``epochs`` more epochs); ``resume`` continues an interrupted run where it stopped.
+    """
     import os
 
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -179,14 +183,23 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
         start, best_acc, history = ck["epoch"] + 1, ck.get("best_acc", 0.0), ck.get("history", [])
         epochs = max(epochs, ck.get("epochs", epochs))
         rng = np.random.default_rng(seed + start)
+    elif init:
+        if not Path(init).exists():
+            raise FileNotFoundError(f"initial weights {init} not found")
+        net.load_state_dict(torch.load(init, map_location="cpu", weights_only=False)["model"])
     steps_per_epoch = max(1, len(ytr) // batch)
     total = epochs * steps_per_epoch
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=total, pct_start=0.1)
-    if resume and "sched" in ck:
+    if resume and "sched" in ck and ck.get("epochs") == epochs:
+        # same schedule: continue it; a longer run (--epochs above the saved count) restarts the
+        # one-cycle schedule over the remaining epochs instead (OneCycleLR cannot be stretched)
         try:
             sched.load_state_dict(ck["sched"])
         except (KeyError, ValueError):
             pass
+    elif resume:
+        total = max(1, (epochs - start) * steps_per_epoch)
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=total, pct_start=0.1)
     t0 = time.time()
     for ep in range(start, epochs):
         net.train()
