@@ -76,40 +76,39 @@ def _dataset_build(a) -> int:
     return run_from_args(a)
 
 
-def _train_detector(a) -> int:
+def _run_training(a, train) -> int:
+    """Common checks and error reporting of both training commands; ``train()`` returns the summary."""
     if a.epochs < 1:
         print("error: --epochs must be >= 1", file=sys.stderr)
         return 2
     if not _need_train_extra():
         return 1
-    from .train_detector import train_detector
-
     try:
-        r = train_detector(a.data, epochs=a.epochs, imgsz=a.imgsz, batch=a.batch, resume=a.resume, name=a.name,
-                           threads=a.threads, export_imgsz=a.export_imgsz, model_cfg=a.model, init=a.init, hours=a.hours)
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(json.dumps(r))
-    return 0
-
-
-def _train_classifier(a) -> int:
-    if a.epochs < 1:
-        print("error: --epochs must be >= 1", file=sys.stderr)
-        return 2
-    if not _need_train_extra():
-        return 1
-    from .train_classifier import train_classifier
-
-    try:
-        r = train_classifier(a.data, epochs=a.epochs, batch=a.batch, lr=a.lr, resume=a.resume, name=a.name,
-                             threads=a.threads, init=a.init)
+        r = train()
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(json.dumps({k: v for k, v in r.items() if k != "history"}))
     return 0
+
+
+def _train_detector(a) -> int:
+    def train():
+        from .train_detector import train_detector
+
+        return train_detector(a.data, epochs=a.epochs, imgsz=a.imgsz, batch=a.batch, resume=a.resume, name=a.name,
+                              threads=a.threads, export_imgsz=a.export_imgsz, model_cfg=a.model, init=a.init,
+                              hours=a.hours)
+    return _run_training(a, train)
+
+
+def _train_classifier(a) -> int:
+    def train():
+        from .train_classifier import train_classifier
+
+        return train_classifier(a.data, epochs=a.epochs, batch=a.batch, lr=a.lr, resume=a.resume, name=a.name,
+                                threads=a.threads, init=a.init)
+    return _run_training(a, train)
 
 
 def _export(a) -> int:
