@@ -1,5 +1,4 @@
 """Automatic wins: Peladilla, Cuatro cuerpos, Color, and their tie-breaks."""
-import pytest
 
 from referee.cards import parse_cards
 from referee.desmoche.autowin import autowin, autowins, is_peladilla, resolve, tiebreak_key

@@ -4,7 +4,7 @@ import random
 
 from hypothesis import given, settings as hsettings, strategies as st
 
-from referee.cards import Card, full_pack, parse_cards, RANKS
+from referee.cards import Card, full_pack, parse_cards
 from referee.desmoche.autowin import autowins, resolve
 from referee.desmoche.hand import DesmocheHand
 from referee.desmoche.melds import alternate_colours, check_meld, check_table, meld_kind

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import pytest
 
 from tableref.cli import main
 

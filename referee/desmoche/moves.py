@@ -20,7 +20,7 @@ here; :mod:`referee.desmoche.hand` checks where those cards came from.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from referee.cards import Card

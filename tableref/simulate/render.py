@@ -186,7 +186,6 @@ class TableLayout:
                 break
         else:
             return None
-        m = self.card_w * 0.55
         ts = np.arange(-900, 901, 4.0)
         ok = np.array([self._card_fits(zone, c + r * t, f, r) for t in ts])
         if not ok[len(ts) // 2]:
