@@ -85,14 +85,15 @@ def train_detector(data: str, epochs: int = 30, imgsz: int = TRAIN_IMGSZ, batch:
         if not Path(data).exists():
             raise FileNotFoundError(f"dataset file {data} not found (run `tableref dataset build` first)")
         model = YOLO(str(model_cfg or MODEL_YAML))
-        if init:
-            if not Path(init).exists():
-                raise FileNotFoundError(f"initial weights {init} not found")
-            model = model.load(str(init))
+        if init and not Path(init).exists():
+            raise FileNotFoundError(f"initial weights {init} not found")
         model.add_callback("on_train_start", _threads)
         model.train(
             data=str(data), epochs=epochs, imgsz=imgsz, batch=batch, device="cpu", workers=workers,
-            project=str(RUNS), name=name, exist_ok=True, pretrained=False, plots=False, amp=False,
+            project=str(RUNS), name=name, exist_ok=True,
+            # the trainer builds the network anew from the yaml: initial weights must be passed as
+            # ``pretrained`` (a Model.load() before train() is discarded when pretrained=False)
+            pretrained=str(init) if init else False, plots=False, amp=False,
             fliplr=0.0, flipud=0.0, degrees=0.0, scale=0.3, translate=0.1, mosaic=1.0, close_mosaic=2,
             hsv_h=0.015, hsv_s=0.5, hsv_v=0.4, patience=0, seed=0, deterministic=False, fraction=fraction,
             cos_lr=True, warmup_epochs=1.0 if not init else 0.0, verbose=True,
