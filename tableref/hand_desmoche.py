@@ -228,6 +228,7 @@ class DesmocheHand:
             out.append({"seat": s, "player": p,
                         "table_cards": sum(len(m["cards"]) for m in melds) + (len(seat.loose) if seat else 0),
                         "melds": melds, "loose": [c.card for c in seat.loose] if seat else [],
+                        "loose_ids": [c.track_id for c in seat.loose] if seat else [],
                         "verdicts": verdicts})
         return out
 

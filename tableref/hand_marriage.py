@@ -294,7 +294,8 @@ class MarriageHand:
                 verdicts.insert(0, "winner")
             n = len(seat.cards) if seat else 0
             out.append({"seat": s, "player": p, "table_cards": n, "melds": melds,
-                        "loose": [c.card for c in seat.loose] if seat else [], "verdicts": verdicts,
+                        "loose": [c.card for c in seat.loose] if seat else [],
+                        "loose_ids": [c.track_id for c in seat.loose] if seat else [], "verdicts": verdicts,
                         "count": count})
         return out
 

@@ -292,3 +292,15 @@ def test_card_read_twice_uses_its_second_reading():
     tracker.tracks[1].votes = {"6H": 9.0, "6D": 0.5}
     same, notes = repair_duplicates(st, tracker)
     assert same is st and notes == []
+
+
+@pytest.mark.parametrize("game,players", [("desmoche", P3), ("marriage", ["A", "B"])])
+def test_snapshot_gives_loose_cards_with_their_track_ids(game, players):
+    """The host corrects a loose card by its track id, so the snapshot must carry it."""
+    from tableref.events import SeatState, TableCard
+
+    s = session(game=game, players=players)
+    seats = [SeatState([], [TableCard(41, "7H"), TableCard(42, "KS")])] + [SeatState([]) for _ in players[1:]]
+    s.feed_state(TableState(seats, [], 1.0))
+    seat = s.snapshot()["seats"][0]
+    assert seat["loose"] == ["7H", "KS"] and seat["loose_ids"] == [41, 42]
