@@ -115,7 +115,6 @@ def browser():
 # The committed detector is still undertrained (issue 3 is open: see models/MODEL_CARD.md) and
 # reads too few of the demo's melds for this walk-through. strict=True: once it does, this XPASSes
 # and fails the suite, so the marker must then be removed.
-@pytest.mark.xfail(strict=True, reason="recognition model does not yet read the demo's melds (issue 3)")
 def test_live_page_login_correct_and_scoreboard(server, browser):
     port = server
     base = f"http://127.0.0.1:{port}"

@@ -1,11 +1,5 @@
 """The committed recognition models read the committed fixtures correctly.
 
-NOT collected by a plain ``pytest`` run yet (the file name does not start with
-``test_``): with the models committed at 15:10 UTC only ``cards_apart`` passes (lone
-cards, found by their outline); the fan and the overlapped meld need a better index
-detector. Run it explicitly with ``python -m pytest tests/recognition_fixture_checks.py``
-and rename it to ``tests/test_recognition_fixtures.py`` once it passes.
-
 The fixtures (``tests/fixtures/*.jpg`` + ``*.json``, rendered by
 ``scripts/make_detect_fixtures.py`` from Adrian Kennard's CC0 deck) hold known cards:
 separated cards at several rotations, an overlapped run with two identical kings at
