@@ -123,15 +123,13 @@ def _export(a) -> int:
             return 1
         print(export_detector(w, a.imgsz))
         return 0
-    import torch
-
-    from .train_classifier import RUNS, build_net, export_classifier
+    from .train_classifier import RUNS, build_net, export_classifier, load_weights
 
     w = Path(a.weights or RUNS / "classifier" / "best.pt")
     if not w.exists():
         print(f"error: checkpoint {w} not found", file=sys.stderr)
         return 1
     net = build_net()
-    net.load_state_dict(torch.load(w, map_location="cpu", weights_only=False)["model"])
+    load_weights(net, w)
     print(export_classifier(net.eval()))
     return 0

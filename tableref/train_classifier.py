@@ -81,6 +81,13 @@ def build_net(n_out: int = N_HEAD):
     )
 
 
+def load_weights(net, path) -> None:
+    """Load the network weights of a checkpoint written by :func:`train_classifier` into ``net``."""
+    import torch
+
+    net.load_state_dict(torch.load(path, map_location="cpu", weights_only=False)["model"])
+
+
 def to_probs(z):
     """Head output (N, 18) -> (N, 53) probabilities in ``CLASS_NAMES`` order (suit-major, then none)."""
     import torch
@@ -162,6 +169,8 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
     run_dir = RUNS / name
     run_dir.mkdir(parents=True, exist_ok=True)
     last, best = run_dir / "last.pt", run_dir / "best.pt"
+    if init and not resume and not Path(init).exists():
+        raise FileNotFoundError(f"initial weights {init} not found")
 
     xtr, ytr = load_split(data / "train")
     xva, yva = load_split(data / "val")
@@ -184,22 +193,19 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
         epochs = max(epochs, ck.get("epochs", epochs))
         rng = np.random.default_rng(seed + start)
     elif init:
-        if not Path(init).exists():
-            raise FileNotFoundError(f"initial weights {init} not found")
-        net.load_state_dict(torch.load(init, map_location="cpu", weights_only=False)["model"])
+        load_weights(net, init)
     steps_per_epoch = max(1, len(ytr) // batch)
-    total = epochs * steps_per_epoch
+    # a resumed run with the saved epoch count continues its one-cycle schedule; a longer one
+    # (--epochs above the saved count) starts a new one-cycle over the remaining epochs
+    # (OneCycleLR cannot be stretched)
+    same_schedule = resume and "sched" in ck and ck.get("epochs") == epochs
+    total = max(1, (epochs - start if resume and not same_schedule else epochs) * steps_per_epoch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=total, pct_start=0.1)
-    if resume and "sched" in ck and ck.get("epochs") == epochs:
-        # same schedule: continue it; a longer run (--epochs above the saved count) restarts the
-        # one-cycle schedule over the remaining epochs instead (OneCycleLR cannot be stretched)
+    if same_schedule:
         try:
             sched.load_state_dict(ck["sched"])
         except (KeyError, ValueError):
             pass
-    elif resume:
-        total = max(1, (epochs - start) * steps_per_epoch)
-        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=total, pct_start=0.1)
     t0 = time.time()
     for ep in range(start, epochs):
         net.train()
@@ -229,9 +235,7 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
         if acc >= best_acc:
             best_acc = acc
             torch.save(ck, best)
-    src = best if best.exists() else last
-    ck = torch.load(src, map_location="cpu", weights_only=False)
-    net.load_state_dict(ck["model"])
+    load_weights(net, best if best.exists() else last)
     onnx_path = export_classifier(net)
     return {"onnx": str(onnx_path), "best_val_acc": best_acc, "history": history,
             "train_seconds": round(time.time() - t0, 1)}
