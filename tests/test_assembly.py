@@ -161,6 +161,45 @@ def test_four_corner_deck_gives_one_card():
     assert len(cards) == 1 and cards[0].card == "8H" and len(cards[0].indices) == 4
 
 
+def test_four_corner_print_under_a_two_corner_layout_is_one_card():
+    # the layout says TL/BR, but this deck prints all four corners: both diagonals pair
+    rs = card_readings("8H", (400, 400), theta=0.3, card_w=110, corners=("TL", "TR", "BR", "BL"))
+    cards = assemble(rs, NAMES, GEO)
+    assert len(cards) == 1 and cards[0].card == "8H" and len(cards[0].indices) == 4
+
+
+def test_three_visible_corners_are_one_card():
+    rs = card_readings("2D", (300, 300), theta=-0.5, card_w=90, corners=("TL", "BR", "TR"))
+    cards = assemble(rs, NAMES, GEO)
+    assert [c.card for c in cards] == ["2D"]
+
+
+def test_second_box_on_one_index_is_not_a_second_card():
+    rs = card_readings("JD", (300, 300), card_w=100)
+    x1, y1, x2, y2 = rs[0].box
+    w = x2 - x1
+    rs.append(IndexReading(box=(x1 + 0.4 * w, y1 + 2, x2 + 0.4 * w, y2 + 2), score=0.5, probs=probs_for("JD")))
+    cards = assemble(rs, NAMES, GEO)
+    assert [c.card for c in cards] == ["JD"] and len(cards[0].indices) == 3
+
+
+def test_index_inside_a_whole_card_is_that_card():
+    # a stray reading of the same value inside a card's face (e.g. a centre pip read as an index)
+    rs = card_readings("9C", (300, 300), card_w=100)
+    rs.append(IndexReading(box=(290, 300, 300, 320), score=0.4, probs=probs_for("9C")))
+    cards = assemble(rs, NAMES, GEO)
+    assert [c.card for c in cards] == ["9C"]
+
+
+def test_identical_cards_touching_stay_distinct():
+    # Marriage: two identical cards side by side, both whole, and a third overlapped in the row
+    rs = card_readings("3C", (200, 300), card_w=100) + card_readings("3C", (305, 300), card_w=100)
+    rs += card_readings("3C", (340, 300), corners=("TL",)) + card_readings("3C", (375, 300))
+    rs = rs[:2] + rs[2:3] + rs[4:]  # the second card is covered by the third and fourth: only its TL shows
+    cards = assemble(rs, NAMES, GEO)
+    assert len(cards) == 4, [(c.card, c.centre) for c in cards]
+
+
 def test_fanned_hand_one_index_per_card():
     # a fan: 13 different cards, only the top-left index of each shows, indices close together
     hand = ["AS", "KS", "QS", "JH", "10H", "9H", "8D", "7D", "6C", "5C", "4C", "3S", "2S"]

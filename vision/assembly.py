@@ -286,6 +286,82 @@ def _union(a, b):
     return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
 
 
+def _merge_same_place(cards: list, near: float = 0.3) -> list:
+    """Paired cards of one value centred at one place are one card.
+
+    A deck that prints its index in all four corners gives a card two diagonal
+    pairs (top-left with bottom-right, top-right with bottom-left). Two identical
+    cards cannot lie at the same place and both show their corners: the one on top
+    hides the other.
+    """
+    out: list = []
+    for card, info in cards:
+        for kept, kinfo in out:
+            if kept.card != card.card or "centre" not in kinfo:
+                continue
+            gap = math.hypot(info["centre"][0] - kinfo["centre"][0], info["centre"][1] - kinfo["centre"][1])
+            if gap < near * min(info["card_w"], kinfo["card_w"]):
+                kept.indices.extend(card.indices)
+                kinfo["members"] = kinfo["members"] + info["members"]
+                kept.confidence = 1.0 - (1.0 - kept.confidence) * (1.0 - card.confidence)
+                break
+        else:
+            out.append((card, info))
+    return out
+
+
+def _inside_quad(pt, quad, shrink: float = 1.0) -> bool:
+    """Whether ``pt`` lies inside the convex ``quad`` scaled by ``shrink`` about its centre."""
+    pts = np.asarray(quad, dtype=float).reshape(-1, 2)
+    c = pts.mean(axis=0)
+    pts = c + (pts - c) * shrink
+    x, y = float(pt[0]), float(pt[1])
+    signs = []
+    for a, b in zip(pts, np.roll(pts, -1, axis=0)):
+        signs.append((b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]))
+    return all(v >= 0 for v in signs) or all(v <= 0 for v in signs)
+
+
+def _overlap_of_smaller(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return ix * iy / max(smaller, 1e-9)
+
+
+def _absorb_repeat(r: "IndexReading", dist: np.ndarray, cards: list, label_names: list[str],
+                   offsets: dict | None = None, overlap: float = 0.3, shrink: float = 0.9) -> bool:
+    """Whether a lone reading is a repeat of a card already found, which then counts it as support.
+
+    A second box on an index already read (a part of it, or the same index seen at
+    another scale), or an index inside the face of a card whose corners were paired
+    (a card on top hides what lies under it, so an index seen inside a card's face is
+    that card's), or the index where a four-corner deck prints its other pair, is not
+    another card. The reading must name the same card.
+    """
+    lab = label_names[int(dist.argmax())]
+    for card, info in cards:
+        if card.card != lab:
+            continue
+        repeat = any(_overlap_of_smaller(r.box, b) > overlap for b in card.indices)
+        if not repeat and card.quad is not None and "theta" in info:
+            repeat = _inside_quad(r.centre, card.quad, shrink)
+            if not repeat and offsets:
+                # a deck printing all four corners: the other diagonal's index
+                c, s = math.cos(info["theta"]), math.sin(info["theta"])
+                for corner in ("TR", "BL"):
+                    ox, oy = offsets[corner][0] * info["card_w"], offsets[corner][1] * info["card_w"]
+                    ex = info["centre"][0] + c * ox - s * oy
+                    ey = info["centre"][1] + s * ox + c * oy
+                    if math.hypot(r.centre[0] - ex, r.centre[1] - ey) < 0.6 * r.size:
+                        repeat = True
+                        break
+        if repeat:
+            card.indices.append(tuple(r.box))
+            return True
+    return False
+
+
 def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeometry | None = None,
              min_confidence: float = 0.0, image_size: tuple[int, int] | None = None,
              det_power: float = 1.0) -> list[DetectedCard]:
@@ -325,6 +401,8 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
                              "card_w": p.card_w, "dist": q[p.i] * q[p.j],
                              "evidence": det * real}))
 
+    cards = _merge_same_place(cards)
+
     # lone indices: a third/fourth printed corner of a paired card joins it; else a card of its own
     offsets = geo.corner_offsets()
     extra = [c for c in geo.corners if c not in ("TL", "BR")]
@@ -355,6 +433,8 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
                         break
                 if joined:
                     break
+        if not joined:
+            joined = _absorb_repeat(r, q[k], cards, label_names, offsets)
         if joined:
             used[k] = True
             continue

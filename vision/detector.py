@@ -305,9 +305,9 @@ class RecognizerConfig:
 
     det_conf: float = 0.25          # detector score to consider a box at all
     nms_iou: float = 0.5
-    nms_ios: float = 0.8
+    nms_ios: float = 0.6             # a box mostly inside another is a second box on one index
     min_card_confidence: float = 0.35   # report a card only above this
-    det_score_power: float = 1.0    # weight of the detector score in a card's confidence (score ** power)
+    det_score_power: float = 0.7    # weight of the detector score in a card's confidence (score ** power)
     # index size band (longer side, detector input pixels) the detector reads best;
     # None = take it from recognition.json or use the built-in default
     index_px_min: float | None = None
@@ -427,7 +427,7 @@ class CardRecognizer:
         out = self.det_session.run(None, {self.det_input: blob})[0]
         self.last_stats.detector_runs += 1
         boxes, scores = decode_yolo(out, self.config.det_conf)
-        keep = nms(boxes, scores, self.config.nms_iou)
+        keep = nms(boxes, scores, self.config.nms_iou, self.config.nms_ios)
         return boxes[keep], scores[keep]
 
     def detect_views(self, image: np.ndarray, views: list[View]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
