@@ -38,16 +38,45 @@ class SeatScanner:
     def _frame_counts(self, obs) -> list[Counter]:
         out = [Counter() for _ in range(self.n_seats + 1)]      # seats..., centre last
         size = (obs.width, obs.height) if obs.width and obs.height else None
-        for d in obs.cards:
-            if d.confidence < self.min_confidence:
-                continue
-            x, y = d.centre
-            z = self.zones.zone_at(x, y, size)
-            if z is None:
-                continue
-            idx = self.n_seats if z.seat is None else z.seat
-            if idx <= self.n_seats:
+        cards = [d for d in obs.cards if d.confidence >= self.min_confidence]
+        for d, idx in zip(cards, self._zone_indices(cards, size)):
+            if idx is not None and idx <= self.n_seats:
                 out[idx][d.card] += 1
+        return out
+
+    def _zone_indices(self, cards, size) -> list[int | None]:
+        """Seat index (centre = ``n_seats``) of each card: a pile of touching cards (a meld)
+        goes whole to the seat holding most of it, so a meld laid across a zone boundary
+        is not split between two players (a seat wins over the centre)."""
+        import numpy as np
+
+        from vision.layout import PARTIAL_VOTE, piles
+
+        own: list[int | None] = []
+        for d in cards:
+            z = self.zones.zone_at(d.centre[0], d.centre[1], size)
+            own.append(None if z is None else (self.n_seats if z.seat is None else z.seat))
+        if len(cards) < 2:
+            return own
+        polys = []
+        for d in cards:
+            if d.quad:
+                pts = np.asarray(d.quad, dtype=np.float32).reshape(4, 2)
+            else:
+                x1, y1, x2, y2 = d.box
+                pts = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float32)
+            polys.append(self.zones.to_table(pts, size).reshape(4, 2))
+        partial = [not d.quad for d in cards]
+        out = list(own)
+        for pile in piles(polys, partial):
+            weight: dict[int, float] = {}
+            for k in pile:
+                if own[k] is not None and own[k] != self.n_seats:
+                    weight[own[k]] = weight.get(own[k], 0.0) + (PARTIAL_VOTE if partial[k] else 1.0)
+            if weight:
+                best = max(sorted(weight), key=weight.get)
+                for k in pile:
+                    out[k] = best
         return out
 
     def robust(self) -> list[Counter]:

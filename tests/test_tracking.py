@@ -343,3 +343,29 @@ def test_occasional_blurred_frames_do_not_delay_a_new_card_much():
         p.run(ROW + [det("KS", 620, 330)], 0.2, sharp=0.2 if k % 3 == 2 else 1.0)
     assert len(p.versions) == 2
     assert p.versions[-1].t - t_put <= 1.5
+
+
+def test_a_meld_laid_at_a_seat_corner_goes_to_the_seat_of_its_whole_card():
+    # a run laid at once near the corner of seat 0's zone: the top card lies whole in seat 0,
+    # the lower cards' corner indices (their top-left, towards the middle) fall in seat 1's wedge
+    p = Player(jitter=0.5, seats=3)
+    zones = p.tr.zones
+    meld = [det_index("4C", 150, 600), det_index("5C", 175, 600), det_full("6C", 200, 600)]
+    assert [zones.zone_at(*d.centre).seat for d in meld] == [1, 1, 0]
+    p.run(meld, 3.0)
+    assert [m.labels for m in p.last.seats[0].melds] == [["4C", "5C", "6C"]]
+    assert not p.last.seats[1].melds and not p.last.seats[1].loose
+
+
+def test_the_count_scan_counts_a_meld_at_a_seat_corner_for_the_seat_of_its_whole_card():
+    from tableref.scan import SeatScanner
+
+    zones = default_zones(3, FRAME)
+    meld = [det_index("4C", 150, 600), det_index("4C", 175, 600), det_full("4C", 200, 600)]
+    scan = SeatScanner(zones, 3, window=3, stable_frames=2)
+    state = None
+    for k in range(6):
+        state = scan.update(obs(k / FPS, meld)) or state
+    assert state is not None
+    assert [c.card for c in state.seats[0].loose] == ["4C"] * 3
+    assert not state.seats[1].loose

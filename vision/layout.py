@@ -47,6 +47,10 @@ from .zones import Zone
 GAP_FRAC = 0.25       # largest gap along a row, in card sizes, that still joins two cards
 ROW_FRAC = 0.40       # largest offset across a row, in card sizes, for cards "in line"
 TOUCH_FRAC = 0.01     # overlap area (fraction of the smaller card) that counts as overlapping
+# a pile of cards goes to the zone holding its whole cards: a lone index lies a corner away
+# from its card's centre (towards the middle of the table for an upright card), so it only
+# breaks ties
+PARTIAL_VOTE = 0.05
 PARTIAL_REACH = 0.5   # a lone index joins a whole card this close (card sizes), in line with its sides
 PARTIAL_PAIR = 0.6    # two lone indices this close (card sizes) belong together
 CARD_ROW_BAND = 0.6   # a lone index in a seat's row: at most this far (card sizes) across the row from a card's centre

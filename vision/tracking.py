@@ -63,7 +63,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from .layout import GAP_FRAC, ROW_FRAC, estimate_card_size, group_melds, piles
+from .layout import GAP_FRAC, PARTIAL_VOTE, ROW_FRAC, estimate_card_size, group_melds, piles
 from .table_state import SeatState, StableTable, TableCard
 from .types import DetectedCard, FrameObservation
 from .zones import TableZones
@@ -521,7 +521,7 @@ class TableTracker:
                 weight: dict[str, float] = {}
                 for k in pile:
                     if cards[k].zone is not None and cards[k].zone != zones.centre.id:
-                        weight[cards[k].zone] = weight.get(cards[k].zone, 0.0) + (0.6 if partial[k] else 1.0)
+                        weight[cards[k].zone] = weight.get(cards[k].zone, 0.0) + (PARTIAL_VOTE if partial[k] else 1.0)
                 if weight:
                     best = max(sorted(weight), key=weight.get)
                 elif any(cards[k].zone == zones.centre.id for k in pile):
