@@ -200,6 +200,27 @@ def test_identical_cards_touching_stay_distinct():
     assert len(cards) == 4, [(c.card, c.centre) for c in cards]
 
 
+def test_strip_of_a_four_corner_card_in_a_row_is_one_card():
+    # a deck printing all four corners, cards overlapped in a row: each covered card shows a
+    # strip with its top-left and bottom-left indices; the top card shows all four
+    rs = []
+    for k, card in enumerate(["KH", "KC", "KD"]):
+        rs += card_readings(card, (300 + 30 * k, 300), card_w=100, corners=("TL", "BL"))
+    rs += card_readings("KS", (390, 300), card_w=100, corners=("TL", "TR", "BR", "BL"))
+    cards = assemble(rs, NAMES, GEO)
+    assert sorted(c.card for c in cards) == ["KC", "KD", "KH", "KS"]
+
+
+def test_identical_cards_in_a_column_are_not_one_strip():
+    # Marriage: three identical cards overlapped downwards, only the top-left indices of the
+    # two under the top card show; they are a strip apart, not a card's side
+    rs = card_readings("7S", (300, 300), card_w=100, corners=("TL",))
+    rs += card_readings("7S", (300, 335), card_w=100, corners=("TL",))
+    rs += card_readings("7S", (300, 370), card_w=100)
+    cards = assemble(rs, NAMES, GEO)
+    assert len(cards) == 3
+
+
 def test_fanned_hand_one_index_per_card():
     # a fan: 13 different cards, only the top-left index of each shows, indices close together
     hand = ["AS", "KS", "QS", "JH", "10H", "9H", "8D", "7D", "6C", "5C", "4C", "3S", "2S"]

@@ -258,6 +258,65 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
     return out
 
 
+def side_pairs(readings: list[IndexReading], q: np.ndarray, geo: IndexGeometry, used: np.ndarray,
+               tolerance: float = 1.25, min_elongation: float = 1.3) -> list[tuple[int, int, int, float]]:
+    """Two indices along one side of a card that prints all four corners: ``(i, j, label, prob)``.
+
+    A card under others in a row shows a strip: on such decks its top-left and
+    bottom-left indices. They lie a long side's length apart (from the index size
+    and each deck layout), in line with the index's long axis. Identical cards
+    overlapped in a column are a strip's height apart, much less than a side, so
+    they are not taken for one card. (The short side is not used: with jumbo
+    indices it is hardly longer than the strips of identical cards in a row.)
+    Only readings not yet used are considered; the pairs are cheapest first.
+    The card's outline stays unknown (which side is hidden is not), so it is
+    reported as a partial card covering both indices.
+    """
+    free = [k for k in range(len(readings)) if not used[k]]
+    if len(free) < 2:
+        return []
+    top = q.argmax(axis=1)
+    log_tol = math.log(tolerance)
+    cands = []
+    for a, i in enumerate(free):
+        ri = readings[i]
+        wi, hi = ri.box[2] - ri.box[0], ri.box[3] - ri.box[1]
+        if max(wi, hi) / max(min(wi, hi), 1e-6) < min_elongation:
+            continue                 # a turned index: its long axis is unknown
+        long_axis = (0.0, 1.0) if hi >= wi else (1.0, 0.0)
+        for j in free[a + 1:]:
+            rj = readings[j]
+            if top[i] != top[j] or max(ri.size, rj.size) / min(ri.size, rj.size) > 1.5:
+                continue
+            vx, vy = rj.centre[0] - ri.centre[0], rj.centre[1] - ri.centre[1]
+            d = math.hypot(vx, vy)
+            if d <= 1e-6:
+                continue
+            along = abs(vx * long_axis[0] + vy * long_axis[1]) / d      # cosine to the long axis
+            size = (ri.size + rj.size) / 2.0
+            best = None
+            for layout in geo.layouts():
+                card_w = size / layout.index_size[1]
+                long_side = layout.aspect * (1.0 - 2.0 * layout.cy) * card_w
+                err = abs(math.log(d / long_side))
+                if along > math.cos(math.radians(20)) and err <= log_tol and (best is None or err < best):
+                    best = err
+            if best is None:
+                continue
+            joint = q[i] * q[j]
+            label = int(joint.argmax())
+            cands.append((best, i, j, label, float(joint[label] / max(joint.sum(), 1e-12))))
+    cands.sort()
+    taken: set[int] = set()
+    out = []
+    for _, i, j, label, prob in cands:
+        if i in taken or j in taken:
+            continue
+        taken.update((i, j))
+        out.append((i, j, label, prob))
+    return out
+
+
 def card_quad(centre: tuple[float, float], theta: float, card_w: float, aspect: float) -> list[list[float]]:
     """The card's corners TL, TR, BR, BL for a card centred at ``centre`` rotated by ``theta``.
 
@@ -402,6 +461,14 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
                              "evidence": det * real}))
 
     cards = _merge_same_place(cards)
+    for i, j, label, prob in side_pairs(readings, q, geo, used):
+        used[i] = used[j] = True
+        ri, rj = readings[i], readings[j]
+        det = (1.0 - (1.0 - ri.score) * (1.0 - rj.score)) ** det_power
+        real = 1.0 - (1.0 - p_real[i]) * (1.0 - p_real[j])
+        card = DetectedCard(card=label_names[label], confidence=prob * det * real, box=_union(ri.box, rj.box),
+                            quad=None, indices=[tuple(ri.box), tuple(rj.box)])
+        cards.append((card, {"members": [i, j]}))
 
     # lone indices: a third/fourth printed corner of a paired card joins it; else a card of its own
     offsets = geo.corner_offsets()
