@@ -50,10 +50,6 @@ def test_watch_clip_runs_the_whole_pipeline(watched):
     assert set(last["net"]) <= set(truth["players"])
 
 
-# The committed detector is still undertrained (issue 3 is open: see models/MODEL_CARD.md), so it
-# cannot yet read this clip's melds. strict=True: once the model reads it, this XPASSes and fails
-# the suite, so the marker must then be removed.
-@pytest.mark.xfail(strict=True, reason="recognition model not yet accurate enough to read the clip (issue 3)")
 def test_watch_clip_gives_the_simulated_result(watched):
     truth, p, lines = watched
     assert p.returncode == 0, p.stderr[-2000:]
