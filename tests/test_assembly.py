@@ -132,6 +132,15 @@ def test_vote_across_corners_fixes_one_misread():
     assert len(cards) == 1 and cards[0].card == "9S"
 
 
+def test_a_corner_naming_another_card_does_not_pair():
+    # where the 7C's bottom-right corner would be lies another card's index, read 6C
+    # (7C only its distant runner-up): a 7C and a 6C, not one 7C
+    probs = [probs_for("7C", 0.96), probs_for("6C", 0.90, "7C", 0.05)]
+    rs = card_readings("7C", (300, 300), probs=probs)
+    cards = assemble(rs, NAMES, GEO)
+    assert sorted(c.card for c in cards) == ["6C", "7C"]
+
+
 def test_confident_disagreement_stays_two_cards():
     probs = [probs_for("3H", 0.99), probs_for("3D", 0.99)]
     rs = card_readings("3H", (300, 300), probs=probs)

@@ -27,6 +27,12 @@ import numpy as np
 from .types import DetectedCard
 
 
+# each corner of a pair must give the pair's card at least this probability: a misread corner
+# (the right card its runner-up) is outvoted by the other, but a corner of another card read
+# confidently (the pair's card nowhere near its top) is not that card's
+MIN_SUPPORT = 0.2
+
+
 @dataclass(frozen=True)
 class IndexGeometry:
     """Where the index sits on the card, in fractions of the card (portrait, upright).
@@ -241,6 +247,8 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
         label = int(joint.argmax())
         if label != top[i] and label != top[j]:
             continue
+        if min(q[i, label], q[j, label]) < MIN_SUPPORT:
+            continue        # one corner outvoted is fine, one that names another card is not
         vx, vy = centres[j] - centres[i]
         obs = math.sqrt(aspects[i] * aspects[j])
         best = None

@@ -69,6 +69,9 @@ from .types import DetectedCard, FrameObservation
 from .zones import TableZones
 
 
+QUAD_KEEP_FRAMES = 3   # a covered card keeps an outline seen in at least this many frames
+
+
 @dataclass(eq=False)
 class Track:
     """A physical card followed across frames (internal state, exposed for overlays)."""
@@ -88,6 +91,7 @@ class Track:
     zone: str | None = None             # zone when last published (sticky: a meld keeps its seat)
     published: bool = False             # part of a published table state
     det_box: np.ndarray | None = None   # the last matched detection's box (index or whole card)
+    quad_frames: int = 0                # frames in a row its whole outline was seen at this place
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -113,6 +117,10 @@ class Track:
             return self.quad.astype(np.float32)
         x1, y1, x2, y2 = self.box
         return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float32)
+
+
+def _long_side(box) -> float:
+    return float(max(box[2] - box[0], box[3] - box[1]))
 
 
 def _box_iou(a, b) -> float:
@@ -278,10 +286,15 @@ class TableTracker:
                 continue
             fresh = tr in newly_confirmed
             for o in list(self.tracks):
-                if o is tr or not o.confirmed or o.label != tr.label or o.id in matched_now \
-                        or o.first_t > tr.first_t:
+                if o is tr or not o.confirmed or o.label != tr.label or o.id in matched_now:
                     continue
-                on_it = _box_iou(o.det_box, tr.det_box) > 0.6 or _box_iou(o.box, tr.box) > 0.6
+                on_it = _box_iou(o.det_box, tr.det_box) > 0.6 or _box_iou(o.box, tr.box) > 0.6 or \
+                    math.dist(o.centre, tr.centre) < 0.5 * min(_long_side(o.box), _long_side(tr.box))
+                if o.first_t > tr.first_t:
+                    if on_it:
+                        # a younger second track on this card (a second box on its index): drop it
+                        self.tracks.remove(o)
+                    continue
                 gone_for = t - o.last_t
                 moved = (fresh and gone_for >= self.transfer_min_missing - 1e-9) or (
                     # not yet published, appeared after the older one vanished, which stays gone
@@ -299,7 +312,7 @@ class TableTracker:
                 tr = Track(id=next(self._ids), box=np.asarray(d.box, dtype=np.float64),
                            quad=np.asarray(d.quad, dtype=np.float64).reshape(4, 2) if d.quad else None,
                            first_t=t, last_t=t, matched_frames=1, partial=self._is_partial(d),
-                           det_box=np.asarray(d.box, dtype=np.float64))
+                           det_box=np.asarray(d.box, dtype=np.float64), quad_frames=1 if d.quad else 0)
                 self._vote(tr, d)
                 tr.hits = 1
                 if self.min_hits <= 1 and self.min_seen_seconds <= 0:
@@ -372,16 +385,19 @@ class TableTracker:
             same_place = tr.quad is not None and np.abs(tr.quad - nq).max() < 0.25 * max(self.card_ref_px, 1.0)
             tr.quad = (1 - a) * tr.quad + a * nq if same_place else nq
             tr.box = (1 - a) * tr.box + a * nb if same_place else nb
+            tr.quad_frames = tr.quad_frames + 1 if same_place else 1
             tr.partial = False
             return
         partial = self._is_partial(d)
-        if partial and tr.quad is not None:
+        if partial and tr.quad is not None and tr.quad_frames >= QUAD_KEEP_FRAMES:
             # the card is now partly covered (a card laid on it): keep its outline while it has not moved
+            # (an outline seen in a frame or two may be a misreading: two corners of different cards)
             cx, cy = d.centre
             if cv2.pointPolygonTest(tr.quad.astype(np.float32), (float(cx), float(cy)), True) > \
                     -0.1 * max(self.card_ref_px, 1.0):
                 return
         same_kind = tr.quad is None and tr.partial == partial
+        tr.quad_frames = 0
         tr.box = (1 - a) * tr.box + a * nb if same_kind and tr.matched_frames else nb
         tr.quad = None
         tr.partial = partial
