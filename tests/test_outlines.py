@@ -70,3 +70,18 @@ def test_index_boxes_lie_in_the_card_corners():
     side = np.array([[100, 100], [240, 100], [240, 200], [100, 200]], np.float32)
     (q, b), _ = index_boxes_for_quad(side, IndexGeometry())
     assert np.linalg.norm(np.subtract(q[1], q[0])) == pytest.approx(100)
+
+
+def test_only_outlines_without_a_confident_card_inside_are_read():
+    from vision.detector import CardRecognizer
+    from vision.types import DetectedCard
+
+    def card(label, x, y, conf=0.9):
+        return DetectedCard(label, conf, (x - 5, y - 8, x + 5, y + 8))
+
+    lone = np.array([[0, 0], [70, 0], [70, 100], [0, 100]], np.float32)
+    meld = lone + np.float32([200, 0])               # a meld of identical cards seen as one outline
+    weak = lone + np.float32([400, 0])
+    known = [card("3C", 210, 10), card("3C", 225, 10), card("3C", 260, 50), card("9H", 430, 40, conf=0.2)]
+    keep = CardRecognizer.outlines_to_read([lone, meld, weak], known, min_confidence=0.35)
+    assert [int(q[0][0]) for q in keep] == [0, 400]

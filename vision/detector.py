@@ -579,23 +579,29 @@ class CardRecognizer:
         cards = assemble(readings, self.names, self.geometry, min_confidence=0.0, image_size=(w, h),
                          det_power=self.config.det_score_power)
         if self.config.outlines:
-            cards = self._merge_outline_cards(cards, self.outline_cards(image), self.config.min_card_confidence)
+            cards = self._merge_outline_cards(cards, self.outline_cards(image, cards), self.config.min_card_confidence)
         cards = [c for c in cards if c.confidence >= self.config.min_card_confidence]
         cards.sort(key=lambda c: -c.confidence)
         self.last_stats.ms_total = (time.perf_counter() - t0) * 1000
         return cards
 
-    def outline_cards(self, image: np.ndarray) -> list[DetectedCard]:
+    def outline_cards(self, image: np.ndarray, known: list[DetectedCard] | None = None) -> list[DetectedCard]:
         """Cards lying apart, found by their outline; their corner indices read where they must be.
 
         Independent of the index detector: for each card-shaped light quad the
         classifier reads the boxes where the indices are printed (for each known deck
         layout; the layout whose crops look most like indices wins) and the two
-        corners vote on the card.
+        corners vote on the card. With ``known`` (the index detector's cards) only the
+        outlines that hold none of them, or a single one too weak to report, are read:
+        an outline holding a confident card would only confirm it, and one holding
+        several cards is a group of cards (a meld of identical cards, in Marriage,
+        looks like one card outline with one value inside).
         """
         from .outlines import find_card_quads, index_boxes_for_quad
 
         quads = find_card_quads(image)
+        if known is not None:
+            quads = self.outlines_to_read(quads, known, self.config.min_card_confidence)
         if not quads:
             return []
         layouts = self.geometry.layouts()[: self.config.outline_layouts]
@@ -634,6 +640,18 @@ class CardRecognizer:
             out.append(DetectedCard(card=self.names[label_idx[lab]], confidence=conf, box=box,
                                     quad=[[float(x), float(y)] for x, y in card_quad], indices=list(boxes)))
         return out
+
+    @staticmethod
+    def outlines_to_read(quads: list, known: list[DetectedCard], min_confidence: float) -> list:
+        """The card outlines worth reading: those holding no known card, or one too weak to report."""
+        from .outlines import point_in_quad
+
+        keep = []
+        for q in quads:
+            inside = [c for c in known if point_in_quad(c.centre, q)]
+            if not inside or (len(inside) == 1 and inside[0].confidence < min_confidence):
+                keep.append(q)
+        return keep
 
     @staticmethod
     def _merge_outline_cards(cards: list[DetectedCard], outlined: list[DetectedCard],
