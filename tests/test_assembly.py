@@ -141,6 +141,20 @@ def test_a_corner_naming_another_card_does_not_pair():
     assert sorted(c.card for c in cards) == ["6C", "7C"]
 
 
+def test_corners_of_two_identical_cards_in_neighbouring_melds_are_two_cards():
+    # Marriage: two melds side by side, each with a 6S under its top card showing one corner;
+    # the two 6S corners happen to lie a card's diagonal apart, but the card they would make
+    # lies over the faces of the two top cards (8C, 7S), which show both their corners
+    rs = card_readings("8C", (300, 300), card_w=100) + card_readings("7S", (420, 300), card_w=100)
+    ghost = []
+    for r in card_readings("6S", (360, 300), card_w=112):   # a "6S" a bit larger than the cards
+        cx, cy = r.centre
+        ghost.append(IndexReading(box=index_box((cx, cy), 0.0, 100), score=r.score, probs=r.probs))
+    cards = assemble(rs + ghost, NAMES, GEO)
+    assert sorted(c.card for c in cards) == ["6S", "6S", "7S", "8C"]
+    assert sorted(c.card for c in cards if c.quad) == ["7S", "8C"]
+
+
 def test_confident_disagreement_stays_two_cards():
     probs = [probs_for("3H", 0.99), probs_for("3D", 0.99)]
     rs = card_readings("3H", (300, 300), probs=probs)

@@ -31,6 +31,10 @@ from .types import DetectedCard
 # (the right card its runner-up) is outvoted by the other, but a corner of another card read
 # confidently (the pair's card nowhere near its top) is not that card's
 MIN_SUPPORT = 0.2
+# a pair whose card face (shrunk by this) holds another card's confident index is not one card
+FOREIGN_SHRINK = 0.8
+# two whole cards (both corners paired) may overlap this much (sampled fraction of a card face)
+WHOLE_OVERLAP = 0.3
 
 
 @dataclass(frozen=True)
@@ -239,6 +243,7 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
     cand = ((agreement >= min_agreement) & (ratio <= geo.size_tolerance)
             & (dist <= reach * np.maximum(sizes[:, None], sizes[None, :])))
     ii, jj = np.nonzero(np.triu(cand, k=1))
+    foreign = (q.max(axis=1) >= 0.6) & (np.array([r.score for r in readings]) >= 0.3)
     out = []
     for i, j in zip(ii.tolist(), jj.tolist()):
         si, sj = sizes[i], sizes[j]
@@ -259,6 +264,14 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
         if best is None:
             continue
         (cost, theta, card_w), layout = best
+        if foreign.any():
+            # a card showing both corners lies on top: no other card's index shows inside its face
+            mid = ((centres[i, 0] + centres[j, 0]) / 2.0, (centres[i, 1] + centres[j, 1]) / 2.0)
+            quad = card_quad(mid, theta, card_w, layout.aspect)
+            others = foreign & (top != label)
+            others[i] = others[j] = False
+            if others.any() and _points_in_quad(centres[others], quad, FOREIGN_SHRINK).any():
+                continue
         cost += 0.5 * (1.0 - min(agree, 1.0)) + 0.2 * abs(math.log(si / sj))
         prob = float(joint[label] / max(joint.sum(), 1e-12))
         out.append(_Pair(i, j, cost, label, prob, theta, card_w, layout.aspect))
@@ -325,6 +338,13 @@ def side_pairs(readings: list[IndexReading], q: np.ndarray, geo: IndexGeometry, 
     return out
 
 
+def _within_short_side(ri: IndexReading, rj: IndexReading, geo: IndexGeometry, slack: float = 1.2) -> bool:
+    """Whether two indices are no farther apart than a card's short side (any deck layout) allows."""
+    d = math.hypot(rj.centre[0] - ri.centre[0], rj.centre[1] - ri.centre[1])
+    size = (ri.size + rj.size) / 2.0
+    return any(d <= slack * (1.0 - 2.0 * g.cx) * size / g.index_size[1] for g in geo.layouts())
+
+
 def card_quad(centre: tuple[float, float], theta: float, card_w: float, aspect: float) -> list[list[float]]:
     """The card's corners TL, TR, BR, BL for a card centred at ``centre`` rotated by ``theta``.
 
@@ -353,6 +373,32 @@ def _union(a, b):
     return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
 
 
+def _points_in_quad(pts: np.ndarray, quad, shrink: float = 1.0) -> np.ndarray:
+    """Which of the points (N, 2) lie inside the convex ``quad`` scaled by ``shrink`` about its centre."""
+    q = np.asarray(quad, dtype=float).reshape(-1, 2)
+    c = q.mean(axis=0)
+    q = c + (q - c) * shrink
+    pts = np.asarray(pts, dtype=float).reshape(-1, 2)
+    a, b = q, np.roll(q, -1, axis=0)
+    cross = (b[None, :, 0] - a[None, :, 0]) * (pts[:, None, 1] - a[None, :, 1]) - \
+        (b[None, :, 1] - a[None, :, 1]) * (pts[:, None, 0] - a[None, :, 0])
+    return (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
+
+
+def _quads_overlap(a, b, n: int = 4) -> float:
+    """About how much of the smaller of two card quads the other covers (0..1), from n×n sample points."""
+    def grid(quad):
+        qd = np.asarray(quad, dtype=float).reshape(4, 2)
+        t = (np.arange(n) + 0.5) / n
+        u, v = np.meshgrid(t, t)
+        u, v = u.reshape(-1, 1), v.reshape(-1, 1)
+        top = qd[0] + u * (qd[1] - qd[0])
+        bottom = qd[3] + u * (qd[2] - qd[3])
+        return top + v * (bottom - top)
+
+    return float(max(_points_in_quad(grid(a), b).mean(), _points_in_quad(grid(b), a).mean()))
+
+
 def _merge_same_place(cards: list, near: float = 0.3) -> list:
     """Paired cards of one value centred at one place are one card.
 
@@ -364,7 +410,7 @@ def _merge_same_place(cards: list, near: float = 0.3) -> list:
     out: list = []
     for card, info in cards:
         for kept, kinfo in out:
-            if kept.card != card.card or "centre" not in kinfo:
+            if kept.card != card.card or "centre" not in kinfo or "centre" not in info:
                 continue
             gap = math.hypot(info["centre"][0] - kinfo["centre"][0], info["centre"][1] - kinfo["centre"][1])
             if gap < near * min(info["card_w"], kinfo["card_w"]):
@@ -451,13 +497,34 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
 
     used = np.zeros(len(readings), dtype=bool)
     cards: list[tuple[DetectedCard, dict]] = []
+    whole_quads: list = []
     for p in pair_candidates(readings, q, geo):
         if used[p.i] or used[p.j]:
             continue
-        used[p.i] = used[p.j] = True
         ri, rj = readings[p.i], readings[p.j]
         centre = ((ri.centre[0] + rj.centre[0]) / 2, (ri.centre[1] + rj.centre[1]) / 2)
         quad = card_quad(centre, p.theta, p.card_w, p.aspect)
+        twin = next((c for lab, other, c in whole_quads
+                     if lab == p.label and _quads_overlap(quad, other) > 0.5), None)
+        if twin is not None:
+            # the same card's other diagonal (a four-corner deck), however it fitted
+            used[p.i] = used[p.j] = True
+            twin.indices.extend([tuple(ri.box), tuple(rj.box)])
+            continue
+        if any(lab != p.label and _quads_overlap(quad, other) > WHOLE_OVERLAP for lab, other, _ in whole_quads):
+            # two cards that both show both corners lie side by side, not one over the other's
+            # face: the better pair (taken first) stands; this one is two corners of other cards,
+            # unless they are close enough to be one card's strip (a four-corner deck's
+            # top-left and top-right): then one card whose outline is unknown
+            if _within_short_side(ri, rj, geo):
+                used[p.i] = used[p.j] = True
+                det = (1.0 - (1.0 - ri.score) * (1.0 - rj.score)) ** det_power
+                real = 1.0 - (1.0 - p_real[p.i]) * (1.0 - p_real[p.j])
+                strip = DetectedCard(card=label_names[p.label], confidence=p.prob * det * real,
+                                     box=_union(ri.box, rj.box), quad=None, indices=[tuple(ri.box), tuple(rj.box)])
+                cards.append((strip, {"members": [p.i, p.j]}))
+            continue
+        used[p.i] = used[p.j] = True
         det = (1.0 - (1.0 - ri.score) * (1.0 - rj.score)) ** det_power
         real = 1.0 - (1.0 - p_real[p.i]) * (1.0 - p_real[p.j])
         conf = p.prob * det * real
@@ -467,6 +534,7 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
         cards.append((card, {"members": [p.i, p.j], "centre": centre, "theta": p.theta,
                              "card_w": p.card_w, "dist": q[p.i] * q[p.j],
                              "evidence": det * real}))
+        whole_quads.append((p.label, quad, card))
 
     cards = _merge_same_place(cards)
     for i, j, label, prob in side_pairs(readings, q, geo, used):
