@@ -451,10 +451,12 @@ class TableSession:
         if self._recognizer is None:
             import os
 
-            from vision.detector import CardRecognizer
+            from vision.detector import CardRecognizer, RecognizerConfig
 
             threads = int(os.environ.get("TABLEREF_ORT_THREADS", "2") or 2)
-            self._recognizer = CardRecognizer(threads=threads)
+            # a fixed camera: the enlarged views that read the table are chosen anew once a
+            # second (5 analysed frames), not every frame
+            self._recognizer = CardRecognizer(threads=threads, config=RecognizerConfig(reuse_scale_frames=4))
         return self._recognizer
 
     def start(self) -> None:

@@ -103,3 +103,26 @@ def test_detect_table_lists_both_identical_kings(capsys):
     out = capsys.readouterr().out
     assert "7 cards" in out and out.count(" KC ") == 2
 
+
+
+def test_a_video_keeps_the_enlarged_views_for_a_few_frames():
+    import cv2
+
+    from vision.detector import CardRecognizer, RecognizerConfig
+
+    cap = cv2.VideoCapture(str(Path(__file__).parent / "fixtures" / "table_clip" / "video.mp4"))
+    n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
+    cap.set(cv2.CAP_PROP_POS_FRAMES, n - 2)
+    ok, frame = cap.read()
+    assert ok
+    once = CardRecognizer(threads=2)
+    video = CardRecognizer(threads=2, config=RecognizerConfig(reuse_scale_frames=2))
+    expected = sorted(c.card for c in once.recognize(frame))
+    assert len(once.last_stats.passes) == 2          # the clip's indices are small: read enlarged
+    passes, cards = [], []
+    for _ in range(4):
+        cards.append(sorted(c.card for c in video.recognize(frame)))
+        passes.append(video.last_stats.passes)
+    assert [len(p) for p in passes] == [2, 1, 1, 2]   # full view + enlarged, kept, kept, anew
+    assert "kept" in passes[1][0]
+    assert all(c == expected for c in cards)

@@ -315,6 +315,9 @@ class RecognizerConfig:
     index_px_max: float | None = None
     max_upscale: float = 2.0        # never enlarge the source more than this
     max_tiles: int = 24             # a bound on the work for huge photos
+    # video from a fixed camera: keep the enlarged views chosen for a frame for this many more
+    # frames and skip the full view that chose them (0 = decide every frame; photos)
+    reuse_scale_frames: int = 0
     blind_tile_min_side: int = 1600  # frames this large are tiled even if the first pass finds nothing
     shrink_when_empty: bool = True  # smaller frames are searched again shrunk if nothing is found
     tta_max_pixels: int = 0         # images up to this many pixels are also searched turned by 90° (0 = off)
@@ -349,6 +352,7 @@ class CardRecognizer:
                  config: RecognizerConfig | None = None):
         self.models_dir = Path(models_dir) if models_dir else default_models_dir()
         self.config = config or RecognizerConfig()
+        self._scale_memo = None   # (frame size, views, frames left) with config.reuse_scale_frames
         spec_path = self.models_dir / "recognition.json"
         if not spec_path.exists():
             raise ModelError(f"no recognition models: {spec_path} is missing")
@@ -486,8 +490,19 @@ class CardRecognizer:
         h, w = image.shape[:2]
         c = self.config
         S = self.imgsz
-        full = letterbox_view(w, h, S, rect_stride=self.rect_stride)
         stats = self.last_stats
+        memo = self._scale_memo
+        if c.reuse_scale_frames and memo is not None and memo[0] == (w, h) and memo[2] > 0:
+            # a video from a fixed camera: the enlarged views chosen a moment ago still fit;
+            # the full view that measured the index size is skipped (it is looked at again
+            # every reuse_scale_frames frames)
+            self._scale_memo = (memo[0], memo[1], memo[2] - 1)
+            b2, s2, _ = self.detect_views(image, memo[1])
+            stats.passes.append(f"{len(memo[1])}x@{memo[1][0].scale:.3f} (kept)")
+            keep = nms(b2, s2, c.nms_iou, c.nms_ios)
+            return b2[keep], s2[keep]
+        self._scale_memo = None
+        full = letterbox_view(w, h, S, rect_stride=self.rect_stride)
         boxes, scores, sizes = self.detect_views(image, [full])
         stats.passes.append(f"full@{full.scale:.3f}")
         if c.tta_max_pixels and w * h <= c.tta_max_pixels:
@@ -528,6 +543,8 @@ class CardRecognizer:
                 second = [letterbox_view(w, h, S, scale=scale, rect_stride=self.rect_stride)]
         if not second:
             return boxes, scores
+        if c.reuse_scale_frames and second[0].scale > full.scale:
+            self._scale_memo = ((w, h), second, c.reuse_scale_frames)
         stats.passes.append(f"{len(second)}x@{second[0].scale:.3f}")
         b2, s2, _ = self.detect_views(image, second)
         boxes = np.concatenate([b2, boxes])
