@@ -45,14 +45,18 @@ def index_geometry(deck_names: list[str] | None = None) -> dict:
     }
 
 
+def load_meta() -> dict:
+    """models/recognition.json as a dict ({} when missing or unreadable)."""
+    try:
+        meta = json.loads(META.read_text()) if META.exists() else {}
+    except (OSError, json.JSONDecodeError):
+        meta = {}
+    return meta if isinstance(meta, dict) else {}
+
+
 def update_meta(**fields) -> dict:
     """Merge ``fields`` into models/recognition.json (creating it), bump the version, refresh geometry."""
-    meta = {}
-    if META.exists():
-        try:
-            meta = json.loads(META.read_text())
-        except json.JSONDecodeError:
-            meta = {}
+    meta = load_meta()
     meta.update(fields)
     if "index_geometry" not in fields:
         meta["index_geometry"] = index_geometry()

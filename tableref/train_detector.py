@@ -117,11 +117,13 @@ def export_detector(weights: Path | str, imgsz: int = EXPORT_IMGSZ) -> Path:
     MODELS.mkdir(exist_ok=True)
     dst = MODELS / DETECTOR_ONNX
     shutil.copy(out, dst)
-    from .recognition_meta import update_meta
+    from .recognition_meta import load_meta, update_meta
 
+    # the reading band chosen for the detector (index_px, its note) stays: it is set on table frames
+    kept = {k: v for k, v in (load_meta().get("detector") or {}).items() if k in ("index_px", "note")}
     update_meta(detector={"file": DETECTOR_ONNX, "imgsz": imgsz, "names": ["index"],
                           "trained_imgsz": int(getattr(model.model, "args", {}).get("imgsz", TRAIN_IMGSZ))
                           if isinstance(getattr(model.model, "args", None), dict) else TRAIN_IMGSZ,
                           "index_px_trained": [6, 80],
-                          "note": "best for indices about 8-80 px high in the model input"})
+                          "note": "best for indices about 8-80 px high in the model input", **kept})
     return dst
