@@ -112,7 +112,8 @@ def export_detector(weights: Path | str, imgsz: int = EXPORT_IMGSZ) -> Path:
     from ultralytics import YOLO
 
     model = YOLO(str(weights))
-    out = model.export(format="onnx", imgsz=imgsz, dynamic=False, simplify=False, nms=False, opset=17,
+    # dynamic height and width: a 16:9 frame is read in a 16:9 input, an enlarged frame in one piece
+    out = model.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=False, nms=False, opset=17,
                        half=False, batch=1)
     MODELS.mkdir(exist_ok=True)
     dst = MODELS / DETECTOR_ONNX

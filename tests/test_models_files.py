@@ -25,10 +25,16 @@ def test_detector_shapes_match_metadata():
     m = _meta()["detector"]
     s = ort.InferenceSession(str(MODELS / m["file"]), providers=["CPUExecutionProvider"])
     inp = s.get_inputs()[0]
-    assert list(inp.shape) == [1, 3, m["imgsz"], m["imgsz"]]
+    # fixed (1, 3, imgsz, imgsz), or dynamic height and width (a 16:9 frame read in a 16:9 input)
+    fixed = [1, 3, m["imgsz"], m["imgsz"]]
+    assert len(inp.shape) == 4 and inp.shape[1] == 3
+    assert all(d == f or isinstance(d, str) for d, f in zip(inp.shape, fixed))
     assert m["names"] == ["index"]
     out = s.run(None, {inp.name: np.zeros((1, 3, m["imgsz"], m["imgsz"]), np.float32)})[0]
     assert out.shape[0] == 1 and out.shape[1] == 4 + len(m["names"])
+    if isinstance(inp.shape[2], str):
+        out = s.run(None, {inp.name: np.zeros((1, 3, 384, 640), np.float32)})[0]
+        assert out.shape[1] == 4 + len(m["names"]) and out.shape[2] == (384 * 640) // 64 * (1 + 1 / 4 + 1 / 16)
 
 
 def test_classifier_returns_probabilities_for_any_batch():

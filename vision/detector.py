@@ -315,6 +315,7 @@ class RecognizerConfig:
     index_px_max: float | None = None
     max_upscale: float = 2.0        # never enlarge the source more than this
     max_tiles: int = 24             # a bound on the work for huge photos
+    max_rect_pixels: int = 1_400_000  # a dynamic-input model reads an enlarged frame up to this size in one piece
     # video from a fixed camera: keep the enlarged views chosen for a frame for this many more
     # frames and skip the full view that chose them (0 = decide every frame; photos)
     reuse_scale_frames: int = 0
@@ -537,7 +538,12 @@ class CardRecognizer:
             if med < self.index_px_min and full.scale < c.max_upscale:
                 scale = min(c.max_upscale, full.scale * self.index_px_target / max(med, 1.0))
                 overlap = 2.5 * float(np.percentile(ref, 90)) / full.scale
-                second = self._tiles(w, h, scale, overlap)
+                if self.dynamic and w * h * scale * scale <= c.max_rect_pixels:
+                    # a model with a dynamic input reads the enlarged frame in one piece: no
+                    # overlapping square tiles, no padding
+                    second = [letterbox_view(w, h, S, scale=scale, rect_stride=self.rect_stride)]
+                else:
+                    second = self._tiles(w, h, scale, overlap)
             elif med > self.index_px_max:
                 scale = full.scale * math.sqrt(self.index_px_target * self.index_px_max) / med
                 second = [letterbox_view(w, h, S, scale=scale, rect_stride=self.rect_stride)]
