@@ -4,9 +4,11 @@ At the count every player's 21 cards lie still in front of them, many of them
 identical (three packs) and overlapping. What the count needs is not each card's
 identity over time but, per seat, the *multiset* of cards. :class:`SeatScanner`
 reads it straight from the recogniser's per-frame detections: every frame counts
-each label per zone, and a label's count is the median over the last frames
-(``window``), so a card missed in some frames, a hand passing over, or a
-one-frame misreading does not change it. When the per-seat multisets have not
+each label per zone (a pile of touching cards counts for the seat of its whole
+cards), and a label's count is the upper quartile over the last frames
+(``window``; ``SEEN_QUANTILE``), so a card read in only a quarter of the frames
+(an overlapped corner), a hand passing over, or a one-frame misreading does not
+change it. When the per-seat multisets have not
 changed for ``stable_frames`` analysed frames, :meth:`SeatScanner.update`
 returns them as a :class:`tableref.events.TableState` (one loose card per
 physical card, ids negative so they never collide with tracker ids).
@@ -19,6 +21,9 @@ from __future__ import annotations
 from collections import Counter, deque
 
 from .events import SeatState, TableCard, TableState
+
+
+SEEN_QUANTILE = 0.75
 
 
 class SeatScanner:
@@ -90,7 +95,9 @@ class SeatScanner:
                 labels |= set(fr[z])
             for lab in labels:
                 vals = sorted(fr[z].get(lab, 0) for fr in self.frames)
-                med = vals[n // 2]                 # upper median: a card missed now and then still counts
+                # upper quartile: a card read in a quarter of the frames counts (overlapped
+                # corners are often missed; a misreading is rarely the same one that often)
+                med = vals[min(n - 1, int(SEEN_QUANTILE * n))]
                 if med:
                     res[z][lab] = med
         return res
