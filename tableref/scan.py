@@ -55,7 +55,7 @@ class SeatScanner:
         is not split between two players (a seat wins over the centre)."""
         import numpy as np
 
-        from vision.layout import PARTIAL_VOTE, piles
+        from vision.layout import pile_seat, piles
 
         own: list[int | None] = []
         for d in cards:
@@ -74,12 +74,8 @@ class SeatScanner:
         partial = [not d.quad for d in cards]
         out = list(own)
         for pile in piles(polys, partial):
-            weight: dict[int, float] = {}
-            for k in pile:
-                if own[k] is not None and own[k] != self.n_seats:
-                    weight[own[k]] = weight.get(own[k], 0.0) + (PARTIAL_VOTE if partial[k] else 1.0)
-            if weight:
-                best = max(sorted(weight), key=weight.get)
+            best = pile_seat([own[k] for k in pile], [partial[k] for k in pile], self.n_seats)
+            if best is not None:
                 for k in pile:
                     out[k] = best
         return out

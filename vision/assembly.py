@@ -423,16 +423,11 @@ def _merge_same_place(cards: list, near: float = 0.3) -> list:
     return out
 
 
-def _inside_quad(pt, quad, shrink: float = 1.0) -> bool:
-    """Whether ``pt`` lies inside the convex ``quad`` scaled by ``shrink`` about its centre."""
-    pts = np.asarray(quad, dtype=float).reshape(-1, 2)
-    c = pts.mean(axis=0)
-    pts = c + (pts - c) * shrink
-    x, y = float(pt[0]), float(pt[1])
-    signs = []
-    for a, b in zip(pts, np.roll(pts, -1, axis=0)):
-        signs.append((b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]))
-    return all(v >= 0 for v in signs) or all(v <= 0 for v in signs)
+def _corner_at(info: dict, offsets: dict, corner: str) -> tuple[float, float]:
+    """Where a paired card (``info``: centre, theta, card_w) prints the index of ``corner``."""
+    c, s = math.cos(info["theta"]), math.sin(info["theta"])
+    ox, oy = offsets[corner][0] * info["card_w"], offsets[corner][1] * info["card_w"]
+    return info["centre"][0] + c * ox - s * oy, info["centre"][1] + s * ox + c * oy
 
 
 def _overlap_of_smaller(a, b) -> float:
@@ -458,17 +453,11 @@ def _absorb_repeat(r: "IndexReading", dist: np.ndarray, cards: list, label_names
             continue
         repeat = any(_overlap_of_smaller(r.box, b) > overlap for b in card.indices)
         if not repeat and card.quad is not None and "theta" in info:
-            repeat = _inside_quad(r.centre, card.quad, shrink)
+            repeat = bool(_points_in_quad([r.centre], card.quad, shrink)[0])
             if not repeat and offsets:
                 # a deck printing all four corners: the other diagonal's index
-                c, s = math.cos(info["theta"]), math.sin(info["theta"])
-                for corner in ("TR", "BL"):
-                    ox, oy = offsets[corner][0] * info["card_w"], offsets[corner][1] * info["card_w"]
-                    ex = info["centre"][0] + c * ox - s * oy
-                    ey = info["centre"][1] + s * ox + c * oy
-                    if math.hypot(r.centre[0] - ex, r.centre[1] - ey) < 0.6 * r.size:
-                        repeat = True
-                        break
+                repeat = any(math.dist(r.centre, _corner_at(info, offsets, corner)) < 0.6 * r.size
+                             for corner in ("TR", "BL"))
         if repeat:
             card.indices.append(tuple(r.box))
             return True
@@ -495,6 +484,17 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
     probs, q = _card_dists(readings, label_idx)
     p_real = 1.0 - probs[:, none_k] if none_k is not None else np.ones(len(readings))
 
+    def evidence(i: int, j: int) -> float:
+        """Chance that two corner readings are real indices (detector and classifier)."""
+        det = (1.0 - (1.0 - readings[i].score) * (1.0 - readings[j].score)) ** det_power
+        return det * (1.0 - (1.0 - p_real[i]) * (1.0 - p_real[j]))
+
+    def partial_card(label: int, prob: float, i: int, j: int) -> tuple[DetectedCard, dict]:
+        """One card from two of its indices whose outline is unknown."""
+        ri, rj = readings[i], readings[j]
+        return (DetectedCard(card=label_names[label], confidence=prob * evidence(i, j), box=_union(ri.box, rj.box),
+                             quad=None, indices=[tuple(ri.box), tuple(rj.box)]), {"members": [i, j]})
+
     used = np.zeros(len(readings), dtype=bool)
     cards: list[tuple[DetectedCard, dict]] = []
     whole_quads: list = []
@@ -518,33 +518,23 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
             # top-left and top-right): then one card whose outline is unknown
             if _within_short_side(ri, rj, geo):
                 used[p.i] = used[p.j] = True
-                det = (1.0 - (1.0 - ri.score) * (1.0 - rj.score)) ** det_power
-                real = 1.0 - (1.0 - p_real[p.i]) * (1.0 - p_real[p.j])
-                strip = DetectedCard(card=label_names[p.label], confidence=p.prob * det * real,
-                                     box=_union(ri.box, rj.box), quad=None, indices=[tuple(ri.box), tuple(rj.box)])
-                cards.append((strip, {"members": [p.i, p.j]}))
+                cards.append(partial_card(p.label, p.prob, p.i, p.j))
             continue
         used[p.i] = used[p.j] = True
-        det = (1.0 - (1.0 - ri.score) * (1.0 - rj.score)) ** det_power
-        real = 1.0 - (1.0 - p_real[p.i]) * (1.0 - p_real[p.j])
-        conf = p.prob * det * real
+        ev = evidence(p.i, p.j)
+        conf = p.prob * ev
         box = _union(_bbox(quad), _union(ri.box, rj.box))
         card = DetectedCard(card=label_names[p.label], confidence=conf, box=box, quad=quad,
                             indices=[tuple(ri.box), tuple(rj.box)])
         cards.append((card, {"members": [p.i, p.j], "centre": centre, "theta": p.theta,
                              "card_w": p.card_w, "dist": q[p.i] * q[p.j],
-                             "evidence": det * real}))
+                             "evidence": ev}))
         whole_quads.append((p.label, quad, card))
 
     cards = _merge_same_place(cards)
     for i, j, label, prob in side_pairs(readings, q, geo, used):
         used[i] = used[j] = True
-        ri, rj = readings[i], readings[j]
-        det = (1.0 - (1.0 - ri.score) * (1.0 - rj.score)) ** det_power
-        real = 1.0 - (1.0 - p_real[i]) * (1.0 - p_real[j])
-        card = DetectedCard(card=label_names[label], confidence=prob * det * real, box=_union(ri.box, rj.box),
-                            quad=None, indices=[tuple(ri.box), tuple(rj.box)])
-        cards.append((card, {"members": [i, j]}))
+        cards.append(partial_card(label, prob, i, j))
 
     # lone indices: a third/fourth printed corner of a paired card joins it; else a card of its own
     offsets = geo.corner_offsets()
@@ -558,13 +548,8 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
             for card, info in cards:
                 if "theta" not in info:
                     continue
-                c, s = math.cos(info["theta"]), math.sin(info["theta"])
                 for corner in extra:
-                    ox, oy = offsets[corner]
-                    ox, oy = ox * info["card_w"], oy * info["card_w"]
-                    ex = info["centre"][0] + c * ox - s * oy
-                    ey = info["centre"][1] + s * ox + c * oy
-                    if math.hypot(r.centre[0] - ex, r.centre[1] - ey) < 0.6 * r.size:
+                    if math.dist(r.centre, _corner_at(info, offsets, corner)) < 0.6 * r.size:
                         dist = info["dist"] * q[k]
                         if dist.sum() > 1e-9 and len(card.indices) < len(geo.corners):
                             info["dist"] = dist

@@ -244,6 +244,18 @@ def piles(polys: list[np.ndarray], partial, *, card_ref: float | None = None,
     return g.links(partial_reach=partial_reach, touch_frac=touch_frac)
 
 
+def pile_seat(zones: list, partial, centre) -> object | None:
+    """The seat zone a pile of touching cards belongs to: the one holding most of it, whole
+    cards counting 1 and lone corner indices ``PARTIAL_VOTE`` (ties: the smallest id);
+    ``zones`` holds each member's own zone (None outside every zone), ``centre`` the centre
+    zone's id, which never wins here. None when no member lies in a seat zone."""
+    weight: dict = {}
+    for z, part in zip(zones, partial):
+        if z is not None and z != centre:
+            weight[z] = weight.get(z, 0.0) + (PARTIAL_VOTE if part else 1.0)
+    return max(sorted(weight), key=weight.get) if weight else None
+
+
 def group_melds(cards: list[TableCard], polys: list[np.ndarray], zone: Zone, *,
                 gap_frac: float = GAP_FRAC, row_frac: float = ROW_FRAC, touch_frac: float = TOUCH_FRAC,
                 partial_reach: float = PARTIAL_REACH, card_ref: float | None = None,

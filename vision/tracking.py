@@ -63,7 +63,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from .layout import GAP_FRAC, PARTIAL_VOTE, ROW_FRAC, estimate_card_size, group_melds, piles
+from .layout import GAP_FRAC, ROW_FRAC, estimate_card_size, group_melds, pile_seat, piles
 from .table_state import SeatState, StableTable, TableCard
 from .types import DetectedCard, FrameObservation
 from .zones import TableZones
@@ -534,16 +534,9 @@ class TableTracker:
             if known:
                 best = max(sorted(known), key=known.get)
             else:
-                weight: dict[str, float] = {}
-                for k in pile:
-                    if cards[k].zone is not None and cards[k].zone != zones.centre.id:
-                        weight[cards[k].zone] = weight.get(cards[k].zone, 0.0) + (PARTIAL_VOTE if partial[k] else 1.0)
-                if weight:
-                    best = max(sorted(weight), key=weight.get)
-                elif any(cards[k].zone == zones.centre.id for k in pile):
+                best = pile_seat([cards[k].zone for k in pile], [partial[k] for k in pile], zones.centre.id)
+                if best is None and any(cards[k].zone == zones.centre.id for k in pile):
                     best = zones.centre.id
-                else:
-                    best = None
             for k in pile:
                 cards[k].zone = best
         for k, c in enumerate(cards):
