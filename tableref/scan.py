@@ -5,10 +5,13 @@ identical (three packs) and overlapping. What the count needs is not each card's
 identity over time but, per seat, the *multiset* of cards. :class:`SeatScanner`
 reads it straight from the recogniser's per-frame detections: every frame counts
 each label per zone (a pile of touching cards counts for the seat of its whole
-cards), and a label's count is the upper quartile over the last frames
-(``window``; ``SEEN_QUANTILE``), so a card read in only a quarter of the frames
-(an overlapped corner), a hand passing over, or a one-frame misreading does not
-change it. When the per-seat multisets have not
+cards). A seat's multiset starts from each label's median count over the last
+frames (``window``) and, knowing that a hand has 21 cards, takes in cards read in
+only some of the frames (an overlapped corner) while it is short of 21, and drops
+the least-supported counts while it is over (a corner read twice); see
+:meth:`SeatScanner._hand_count`. The centre zone takes the upper quartile
+(``SEEN_QUANTILE``). A hand passing over or a one-frame misreading does not change
+the result. When the per-seat multisets have not
 changed for ``stable_frames`` analysed frames, :meth:`SeatScanner.update`
 returns them as a :class:`tableref.events.TableState` (one loose card per
 physical card, ids negative so they never collide with tracker ids).
@@ -24,17 +27,21 @@ from .events import SeatState, TableCard, TableState
 
 
 SEEN_QUANTILE = 0.75
+HAND_SIZE = 21          # cards a Marriage hand lays down for the count
+FILL_SHARE = 0.15       # a seat short of a hand takes a card read in this share of the frames
+SURE_SHARE = 0.9        # a seat over a hand keeps a count read in this share of the frames
 
 
 class SeatScanner:
     def __init__(self, zones, n_seats: int, window: int = 11, stable_frames: int = 5,
-                 min_confidence: float = 0.3, min_sharpness: float = 0.5):
+                 min_confidence: float = 0.3, min_sharpness: float = 0.5, hand_size: int | None = HAND_SIZE):
         self.zones = zones
         self.n_seats = n_seats
         self.window = window
         self.stable_frames = stable_frames
         self.min_confidence = min_confidence
         self.min_sharpness = min_sharpness
+        self.hand_size = hand_size
         self.frames: deque = deque(maxlen=window)
         self._candidate = None
         self._count = 0
@@ -89,14 +96,49 @@ class SeatScanner:
             labels = set()
             for fr in self.frames:
                 labels |= set(fr[z])
-            for lab in labels:
-                vals = sorted(fr[z].get(lab, 0) for fr in self.frames)
+            vals = {lab: sorted(fr[z].get(lab, 0) for fr in self.frames) for lab in labels}
+            if z < self.n_seats and self.hand_size:
+                res[z] = self._hand_count(vals, n)
+                continue
+            for lab, v in vals.items():
                 # upper quartile: a card read in a quarter of the frames counts (overlapped
                 # corners are often missed; a misreading is rarely the same one that often)
-                med = vals[min(n - 1, int(SEEN_QUANTILE * n))]
+                med = v[min(n - 1, int(SEEN_QUANTILE * n))]
                 if med:
                     res[z][lab] = med
         return res
+
+    def _hand_count(self, vals: dict[str, list[int]], n: int) -> Counter:
+        """A seat's multiset, knowing a laid-down hand has ``hand_size`` cards.
+
+        Start from each card's median count; while fewer than a hand, add the card read
+        once more in the largest share of the frames (an overlapped corner is read in some
+        frames only), if that share is at least ``FILL_SHARE``; while more than a hand, take
+        back the count held in the smallest share (a corner read twice, a misreading),
+        unless it holds in nearly every frame (then the seat really holds more cards:
+        22, or something that is not a hand, which the referee reports).
+        """
+        cnt = Counter({lab: v[n // 2] for lab, v in vals.items() if v[n // 2]})
+
+        def share(lab: str, c: int) -> float:
+            return sum(1 for x in vals[lab] if x >= c) / n
+
+        total = sum(cnt.values())
+        while total < self.hand_size and vals:
+            lab = max(sorted(vals), key=lambda m: share(m, cnt[m] + 1))
+            if share(lab, cnt[lab] + 1) < FILL_SHARE:
+                break
+            cnt[lab] += 1
+            total += 1
+        while total > self.hand_size:
+            lab = min(sorted(cnt), key=lambda m: share(m, cnt[m]))
+            if share(lab, cnt[lab]) >= SURE_SHARE:
+                break
+            cnt[lab] -= 1
+            total -= 1
+            if not cnt[lab]:
+                del cnt[lab]
+        return cnt
 
     def update(self, obs) -> TableState | None:
         """Feed one frame; returns a new stable scan, or None."""

@@ -325,3 +325,27 @@ def test_jumbo_index_deck_pairs_through_its_variant():
     assert len(cards) == 1 and cards[0].centre == pytest.approx((400, 300), abs=1)
     side = math.dist(cards[0].quad[0], cards[0].quad[1])
     assert side == pytest.approx(120, rel=0.05)
+
+
+@pytest.mark.parametrize("shift", [(30, 0), (-30, 0)])
+def test_identical_four_corner_card_under_a_whole_one_is_one_more_card(shift):
+    # Marriage, a deck printing all four corners: a card lies on an identical one that peeks
+    # out by a strip (right, left); the strip's two indices are one card, not corners to pair
+    # with the top card's corners into a third, phantom card
+    dx, dy = shift
+    side = {(30, 0): ("TR", "BR"), (-30, 0): ("TL", "BL")}[shift]
+    top = card_readings("QC", (300, 300), card_w=100, corners=("TL", "TR", "BR", "BL"))
+    under = card_readings("QC", (300 + dx, 300 + dy), card_w=100, corners=side)
+    cards = assemble(under + top, NAMES, GEO)
+    assert [c.card for c in cards] == ["QC", "QC"], [(c.card, c.centre, len(c.indices)) for c in cards]
+
+
+def test_a_second_box_beside_a_narrow_index_is_not_a_second_card():
+    # an index turned by 90° gives a flat box; a second box shifted across it hardly overlaps
+    # it but lies on the same index
+    rs = card_readings("2S", (300, 300), theta=math.pi / 2, card_w=100, corners=("TL", "TR", "BR", "BL"))
+    x1, y1, x2, y2 = rs[2].box
+    rs.append(IndexReading(box=(x1, y1 + 0.8 * (y2 - y1), x2, y2 + 0.8 * (y2 - y1)), score=0.4,
+                           probs=probs_for("2S", 0.6)))
+    cards = assemble(rs, NAMES, GEO)
+    assert [c.card for c in cards] == ["2S"]

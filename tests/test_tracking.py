@@ -398,3 +398,56 @@ def test_the_count_scan_counts_a_card_read_in_a_quarter_of_the_frames():
         state = scan.update(obs(k / FPS, cards)) or state
     assert state is not None
     assert sorted(c.card for c in state.seats[0].loose) == ["4C", "9D"]
+
+
+def _a_laid_down_hand(n: int = 21) -> list:
+    """n different cards in 7 rows of 3 overlapped cards in seat 0's zone (2 seats)."""
+    labels = [r + s for s in "CDHS" for r in ["A", "2", "3", "4", "5", "6"]][:n]
+    cards = []
+    for k, lab in enumerate(labels):
+        row, col = divmod(k, 3)
+        x = 180 + 130 * row + 22 * col
+        cards.append(det_full(lab, x, 580) if col == 2 else det_index(lab, x, 580))
+    return cards
+
+
+def test_the_count_scan_fills_a_hand_with_a_card_read_now_and_then():
+    # 20 cards are read in every frame; the 21st (an overlapped corner) in 2 frames of 11
+    from tableref.scan import SeatScanner
+
+    hand = _a_laid_down_hand()
+    scan = SeatScanner(default_zones(2, FRAME), 2, window=11, stable_frames=2)
+    state = None
+    for k in range(22):
+        cards = hand if k % 6 == 0 else hand[1:]
+        state = scan.update(obs(k / FPS, cards)) or state
+    assert state is not None
+    assert sorted(c.card for c in state.seats[0].loose) == sorted(c.card for c in hand)
+
+
+def test_the_count_scan_does_not_count_a_corner_read_twice_in_a_full_hand():
+    # all 21 cards are read every frame; in a third of the frames a second box on one index
+    # reads as another copy of that card: the seat still holds 21 cards
+    from tableref.scan import SeatScanner
+
+    hand = _a_laid_down_hand()
+    ghost = det_index(hand[0].card, 184, 577)
+    scan = SeatScanner(default_zones(2, FRAME), 2, window=11, stable_frames=2)
+    state = None
+    for k in range(22):
+        cards = hand + [ghost] if k % 3 == 0 else hand
+        state = scan.update(obs(k / FPS, cards)) or state
+    assert state is not None
+    assert sorted(c.card for c in state.seats[0].loose) == sorted(c.card for c in hand)
+
+
+def test_the_count_scan_keeps_a_22nd_card_read_in_every_frame():
+    # a hand of 22 read in every frame is reported as such (the referee judges it)
+    from tableref.scan import SeatScanner
+
+    hand = _a_laid_down_hand(22)
+    scan = SeatScanner(default_zones(2, FRAME), 2, window=11, stable_frames=2)
+    state = None
+    for k in range(12):
+        state = scan.update(obs(k / FPS, hand)) or state
+    assert state is not None and len(state.seats[0].loose) == 22

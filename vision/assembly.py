@@ -35,6 +35,10 @@ MIN_SUPPORT = 0.2
 FOREIGN_SHRINK = 0.8
 # two whole cards (both corners paired) may overlap this much (sampled fraction of a card face)
 WHOLE_OVERLAP = 0.3
+# two pairs of one label whose card centres are closer than this (card widths) are one card
+TWIN_CENTRE = 0.3
+# two boxes of one label closer than this (index sizes) are one printed index
+REPEAT_NEAR = 0.4
 
 
 @dataclass(frozen=True)
@@ -188,6 +192,7 @@ class _Pair:
     theta: float      # card rotation (radians, image coordinates, y down)
     card_w: float     # card width in pixels
     aspect: float     # card height / width of the layout that fitted
+    layout: "IndexGeometry | None" = None   # the layout that fitted
 
 
 def _card_dists(readings, label_idx):
@@ -265,16 +270,28 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
             continue
         (cost, theta, card_w), layout = best
         if foreign.any():
-            # a card showing both corners lies on top: no other card's index shows inside its face
+            # a card showing both corners lies on top: no other index shows inside its face,
+            # another card's or one of its label (an identical card's corner means the pair
+            # spans two cards), but for where it prints its other two corners and, for its
+            # label, round the middle (a big centre pip or court figure read as an index)
             mid = ((centres[i, 0] + centres[j, 0]) / 2.0, (centres[i, 1] + centres[j, 1]) / 2.0)
             quad = card_quad(mid, theta, card_w, layout.aspect)
-            others = foreign & (top != label)
+            others = foreign.copy()
             others[i] = others[j] = False
-            if others.any() and _points_in_quad(centres[others], quad, FOREIGN_SHRINK).any():
-                continue
+            if others.any():
+                inside = np.nonzero(others)[0]
+                inside = inside[_points_in_quad(centres[inside], quad, FOREIGN_SHRINK)]
+                if len(inside):
+                    info = {"centre": mid, "theta": theta, "card_w": card_w}
+                    offs = layout.corner_offsets()
+                    spots = [_corner_at(info, offs, c) for c in ("TR", "BL")]
+                    if any(top[k] != label or (min(math.dist(centres[k], s) for s in spots) >= 0.6 * sizes[k]
+                                               and math.dist(centres[k], mid) >= 0.35 * card_w)
+                           for k in inside):
+                        continue
         cost += 0.5 * (1.0 - min(agree, 1.0)) + 0.2 * abs(math.log(si / sj))
         prob = float(joint[label] / max(joint.sum(), 1e-12))
-        out.append(_Pair(i, j, cost, label, prob, theta, card_w, layout.aspect))
+        out.append(_Pair(i, j, cost, label, prob, theta, card_w, layout.aspect, layout))
     out.sort(key=lambda p: p.cost)
     return out
 
@@ -464,6 +481,28 @@ def _absorb_repeat(r: "IndexReading", dist: np.ndarray, cards: list, label_names
     return False
 
 
+def drop_repeat_readings(readings: list[IndexReading], q: np.ndarray,
+                         near: float = REPEAT_NEAR) -> tuple[list[int], dict[int, int]]:
+    """(indices of the readings to keep, {dropped: its keeper}): a second box on one printed
+    index (shifted by less than ``near`` index sizes, read as the same card) is dropped, the
+    better-scored box kept. Two such boxes would otherwise pair with each other's
+    neighbours into a second, phantom card. A visible index of another card lies at
+    least most of an index size away (it must show whole to be read)."""
+    order = sorted(range(len(readings)), key=lambda k: -readings[k].score)
+    top = q.argmax(axis=1)
+    kept: list[int] = []
+    dropped: dict[int, int] = {}
+    for k in order:
+        r = readings[k]
+        keeper = next((m for m in kept if top[k] == top[m]
+                       and math.dist(r.centre, readings[m].centre) < near * max(r.size, readings[m].size)), None)
+        if keeper is None:
+            kept.append(k)
+        else:
+            dropped[k] = keeper
+    return sorted(kept), dropped
+
+
 def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeometry | None = None,
              min_confidence: float = 0.0, image_size: tuple[int, int] | None = None,
              det_power: float = 1.0) -> list[DetectedCard]:
@@ -482,6 +521,13 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
     label_names = [names[k] for k in label_idx]
     none_k = names.index("none") if "none" in names else None
     probs, q = _card_dists(readings, label_idx)
+    keep, dropped = drop_repeat_readings(readings, q)
+    repeats: dict[tuple, list[tuple]] = {}      # a kept box -> the repeat boxes on its index
+    for k, m in dropped.items():
+        repeats.setdefault(tuple(readings[m].box), []).append(tuple(readings[k].box))
+    if dropped:
+        readings = [readings[k] for k in keep]
+        probs, q = probs[keep], q[keep]
     p_real = 1.0 - probs[:, none_k] if none_k is not None else np.ones(len(readings))
 
     def evidence(i: int, j: int) -> float:
@@ -504,14 +550,17 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
         ri, rj = readings[p.i], readings[p.j]
         centre = ((ri.centre[0] + rj.centre[0]) / 2, (ri.centre[1] + rj.centre[1]) / 2)
         quad = card_quad(centre, p.theta, p.card_w, p.aspect)
-        twin = next((c for lab, other, c in whole_quads
-                     if lab == p.label and _quads_overlap(quad, other) > 0.5), None)
+        # the same card's other diagonal (a four-corner deck): the two diagonals of one card
+        # share its centre, however each fitted
+        twin = next((c for lab, other, c, oc, ow in whole_quads
+                     if lab == p.label and (math.dist(centre, oc) < TWIN_CENTRE * min(ow, p.card_w)
+                                            or _quads_overlap(quad, other) > 0.5)), None)
         if twin is not None:
             # the same card's other diagonal (a four-corner deck), however it fitted
             used[p.i] = used[p.j] = True
             twin.indices.extend([tuple(ri.box), tuple(rj.box)])
             continue
-        if any(lab != p.label and _quads_overlap(quad, other) > WHOLE_OVERLAP for lab, other, _ in whole_quads):
+        if any(lab != p.label and _quads_overlap(quad, other) > WHOLE_OVERLAP for lab, other, *_ in whole_quads):
             # two cards that both show both corners lie side by side, not one over the other's
             # face: the better pair (taken first) stands; this one is two corners of other cards,
             # unless they are close enough to be one card's strip (a four-corner deck's
@@ -526,10 +575,21 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
         box = _union(_bbox(quad), _union(ri.box, rj.box))
         card = DetectedCard(card=label_names[p.label], confidence=conf, box=box, quad=quad,
                             indices=[tuple(ri.box), tuple(rj.box)])
-        cards.append((card, {"members": [p.i, p.j], "centre": centre, "theta": p.theta,
-                             "card_w": p.card_w, "dist": q[p.i] * q[p.j],
-                             "evidence": ev}))
-        whole_quads.append((p.label, quad, card))
+        info = {"members": [p.i, p.j], "centre": centre, "theta": p.theta,
+                "card_w": p.card_w, "dist": q[p.i] * q[p.j], "evidence": ev}
+        cards.append((card, info))
+        whole_quads.append((p.label, quad, card, centre, p.card_w))
+        # the card lies on top: an index of its label where it prints its other two corners
+        # (a four-corner deck) is its own, not one to pair with another card's corner
+        offs = (p.layout or geo).corner_offsets()
+        for corner in ("TR", "BL"):
+            pos = _corner_at(info, offs, corner)
+            near = [k for k in range(len(readings)) if not used[k] and q[k, p.label] >= MIN_SUPPORT
+                    and math.dist(readings[k].centre, pos) < 0.6 * readings[k].size]
+            if near:
+                k = min(near, key=lambda m: math.dist(readings[m].centre, pos))
+                used[k] = True
+                card.indices.append(tuple(readings[k].box))
 
     cards = _merge_same_place(cards)
     for i, j, label, prob in side_pairs(readings, q, geo, used):
@@ -574,6 +634,9 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
         used[k] = True
 
     out = [c for c, _ in cards if c.confidence >= min_confidence]
+    for c in out:
+        for b in list(c.indices):
+            c.indices.extend(repeats.get(tuple(b), []))
     if image_size is not None:
         w, h = image_size
         for c in out:
