@@ -451,3 +451,29 @@ def test_the_count_scan_keeps_a_22nd_card_read_in_every_frame():
     for k in range(12):
         state = scan.update(obs(k / FPS, hand)) or state
     assert state is not None and len(state.seats[0].loose) == 22
+
+
+def test_one_covered_index_missed_for_a_moment_does_not_hold_up_a_new_meld():
+    # the detector misses a covered card's small index for 0.8 s just as a meld is laid in
+    # another seat: the meld is still published 0.6 s after it lies still
+    p = Player(jitter=0.5, seats=4)
+    old = [det_index("JC", 500, 580), det_index("JD", 525, 580), det_full("JS", 550, 580)]
+    p.run(old, 2.0)
+    new = [det_index("AD", 1050, 300), det_index("2D", 1050, 325), det_full("3D", 1050, 350)]
+    t_put = p.t
+    p.run([old[0], old[2]] + new, 0.8)          # JD's index is not read meanwhile
+    p.run(old + new, 1.0)
+    added = [v for v in p.versions if any(c.card == "AD" for c in v.cards)]
+    assert added and added[0].t - t_put <= 0.6 + 2 / FPS + 1e-9
+    assert all(sorted(c.card for c in v.cards) == sorted(c.card for c in old + new) for v in added)
+
+
+def test_a_hand_over_a_whole_card_still_holds_up_publication():
+    # a hand hides a whole card while something new shows elsewhere: nothing is decided
+    # until the hidden card is back (or gone)
+    p = Player(jitter=0.5, seats=4)
+    old = [det_index("JC", 500, 580), det_index("JD", 525, 580), det_full("JS", 550, 580)]
+    p.run(old, 2.0)
+    n = len(p.versions)
+    p.run(old[:2] + [det_full("KH", 1050, 300)], 1.2)
+    assert len(p.versions) == n

@@ -40,7 +40,9 @@ How it decides
 * **Hidden cards**: while any published card has been missed for more than
   ``hold_missing_seconds`` but is not yet gone (a hand or an arm over it),
   nothing is published and the stability clock restarts — so whatever the
-  detector makes of the hand never becomes a state. A confirmed card that was
+  detector makes of the hand never becomes a state. One covered card of which only
+  the corner index shows, missed alone, does not count: that is the detector
+  missing a small index for a moment, and it must not hold up a meld laid elsewhere. A confirmed card that was
   never published and goes missing is dropped after 0.7 s (a ghost).
 * **One card, one identity**: when a new card is confirmed while a confirmed
   card with the same label has been missing for ``transfer_min_missing``
@@ -322,6 +324,10 @@ class TableTracker:
         # stability: nothing is decided while the frame is frozen or a card is hidden but not yet gone
         hidden = [tr for tr in self.tracks if tr.confirmed and tr.published
                   and t - tr.last_t > self.hold_missing_seconds + 1e-9]
+        if len(hidden) == 1 and hidden[0].partial:
+            # one covered card's corner index missed for a moment is the detector, not a hand:
+            # a hand or an arm hides a whole card or several
+            hidden = []
         if hidden and not frozen:
             self.freeze_reason = f"{len(hidden)} card(s) hidden"
         self.waiting = frozen or bool(hidden)
