@@ -349,3 +349,31 @@ def test_a_second_box_beside_a_narrow_index_is_not_a_second_card():
                            probs=probs_for("2S", 0.6)))
     cards = assemble(rs, NAMES, GEO)
     assert [c.card for c in cards] == ["2S"]
+
+
+def _meld(labels, centre, theta, step=18, card_w=100):
+    """A meld overlapped in a row: the last card whole, the others showing their top-left index."""
+    rs = []
+    c, s = math.cos(theta), math.sin(theta)
+    for k, lab in enumerate(labels):
+        off = (k - (len(labels) - 1)) * step
+        rs += card_readings(lab, (centre[0] + c * off, centre[1] + s * off), theta=theta, card_w=card_w,
+                            corners=("TL", "BR") if k == len(labels) - 1 else ("TL",))
+    return rs
+
+
+@pytest.mark.parametrize("angle", [120, 165, 300, 345])
+def test_identical_bottom_cards_of_two_melds_are_not_one_card(angle):
+    # Marriage (three packs): two melds lying alike, each with a 5C at the bottom; the two 5C
+    # indices lie a card's corner-to-corner distance apart, so they could be one card turned
+    # otherwise, lying across the gap between the melds
+    theta = 0.5
+    a = _meld(["5C", "6C", "7C"], (300, 300), theta)
+    b0 = _meld(["5C", "5D", "4H"], (0, 0), theta)
+    dx, dy = GEO.diag_vec
+    reach = math.hypot(dx, dy) * 100
+    t = (a[0].centre[0] + reach * math.cos(math.radians(angle)), a[0].centre[1] + reach * math.sin(math.radians(angle)))
+    b = _meld(["5C", "5D", "4H"], (t[0] - b0[0].centre[0], t[1] - b0[0].centre[1]), theta)
+    c = _meld(["9H", "9S", "9D"], (300, 650), theta)
+    cards = assemble(a + b + c, NAMES, GEO)
+    assert sorted(c.card for c in cards) == sorted(["5C", "6C", "7C", "5C", "5D", "4H", "9H", "9S", "9D"])

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 
 from .types import DetectedCard
@@ -39,6 +40,10 @@ WHOLE_OVERLAP = 0.3
 TWIN_CENTRE = 0.3
 # two boxes of one label closer than this (index sizes) are one printed index
 REPEAT_NEAR = 0.4
+# a whole card turned this much (radians) from the cards its corners lie beside is two strips
+BRIDGE_TURN = math.radians(15)
+# ... and lies this close (index sizes) outside them (the bottom card of a meld shows two strips away)
+BRIDGE_REACH = 2.0
 
 
 @dataclass(frozen=True)
@@ -481,6 +486,50 @@ def _absorb_repeat(r: "IndexReading", dist: np.ndarray, cards: list, label_names
     return False
 
 
+def _turn(a: float, b: float) -> float:
+    """Angle between two card rotations (radians; a card turned by 180° lies alike)."""
+    return abs((a - b + math.pi / 2) % math.pi - math.pi / 2)
+
+
+def _bridging_pairs(infos: list[dict], quads: list, readings: list[IndexReading]) -> frozenset:
+    """Whole cards that are two identical cards' corners in neighbouring melds (as
+    frozensets of their two index boxes, to be left unpaired).
+
+    A covered card's index shows just outside the card lying on it (up to ``BRIDGE_REACH``
+    index sizes: two strips for a meld's bottom card), and lies turned as that card does.
+    A "card" whose two corners lie just outside two other whole cards that lie alike, both
+    turned differently from it (by more than ``BRIDGE_TURN``), as are most whole cards
+    round it, spans the gap between two melds: its corners are two strips.
+    """
+    if len(infos) < 3:
+        return frozenset()
+    polys = [np.asarray(qd, np.float32).reshape(-1, 1, 2) for qd in quads]
+    out = set()
+    for w, info in enumerate(infos):
+        beside = []      # for each corner, the nearest other whole card it lies just outside
+        for k in info["members"][:2]:
+            r = readings[k]
+            best = None
+            for v in range(len(infos)):
+                if v == w:
+                    continue
+                d = cv2.pointPolygonTest(polys[v], (float(r.centre[0]), float(r.centre[1])), True)
+                if -BRIDGE_REACH * r.size <= d <= 0 and (best is None or d > best[0]):
+                    best = (d, v)
+            beside.append(None if best is None else best[1])
+        if None in beside or beside[0] == beside[1]:
+            continue
+        a, b = (infos[v]["theta"] for v in beside)
+        # the two melds lie alike (their top cards agree), and this card lies otherwise
+        near = [o["theta"] for v, o in enumerate(infos)
+                if v != w and math.dist(o["centre"], info["centre"]) < 3.0 * info["card_w"]]
+        odd = sum(_turn(info["theta"], t) > BRIDGE_TURN for t in near) > len(near) / 2
+        if odd and _turn(a, b) <= BRIDGE_TURN and min(_turn(info["theta"], a), _turn(info["theta"], b)) > BRIDGE_TURN:
+            i, j = info["members"][:2]
+            out.add(frozenset((tuple(readings[i].box), tuple(readings[j].box))))
+    return frozenset(out)
+
+
 def drop_repeat_readings(readings: list[IndexReading], q: np.ndarray,
                          near: float = REPEAT_NEAR) -> tuple[list[int], dict[int, int]]:
     """(indices of the readings to keep, {dropped: its keeper}): a second box on one printed
@@ -505,7 +554,7 @@ def drop_repeat_readings(readings: list[IndexReading], q: np.ndarray,
 
 def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeometry | None = None,
              min_confidence: float = 0.0, image_size: tuple[int, int] | None = None,
-             det_power: float = 1.0) -> list[DetectedCard]:
+             det_power: float = 1.0, _skip: frozenset = frozenset()) -> list[DetectedCard]:
     """Group index readings into physical cards; most confident first.
 
     ``names`` labels the classifier outputs (52 cards and ``none``). The card
@@ -521,6 +570,7 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
     label_names = [names[k] for k in label_idx]
     none_k = names.index("none") if "none" in names else None
     probs, q = _card_dists(readings, label_idx)
+    given = readings
     keep, dropped = drop_repeat_readings(readings, q)
     repeats: dict[tuple, list[tuple]] = {}      # a kept box -> the repeat boxes on its index
     for k, m in dropped.items():
@@ -548,6 +598,8 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
         if used[p.i] or used[p.j]:
             continue
         ri, rj = readings[p.i], readings[p.j]
+        if _skip and frozenset((tuple(ri.box), tuple(rj.box))) in _skip:
+            continue
         centre = ((ri.centre[0] + rj.centre[0]) / 2, (ri.centre[1] + rj.centre[1]) / 2)
         quad = card_quad(centre, p.theta, p.card_w, p.aspect)
         # the same card's other diagonal (a four-corner deck): the two diagonals of one card
@@ -591,6 +643,16 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
                 used[k] = True
                 card.indices.append(tuple(readings[k].box))
 
+    if not _skip:
+        whole = [(c, info) for c, info in cards if "theta" in info]
+        # (not for a deck printing four corners, whose whole cards show three or four: there
+        # the fitted turn of a card is less sure, and the other corners tell strips apart)
+        if sum(len(c.indices) >= 3 for c, _ in whole) < 0.3 * len(whole):
+            bridges = _bridging_pairs([info for _, info in whole], [c.quad for c, _ in whole], readings)
+        else:
+            bridges = frozenset()
+        if bridges:
+            return assemble(given, names, geometry, min_confidence, image_size, det_power, _skip=bridges)
     cards = _merge_same_place(cards)
     for i, j, label, prob in side_pairs(readings, q, geo, used):
         used[i] = used[j] = True
