@@ -460,9 +460,10 @@ class TableSession:
             if self.game == "marriage":
                 # the count: 21 cards a seat in overlapped strips, and no hurry; the table is
                 # read enlarged whenever its indices come out under 22 px (about a quarter
-                # more time per frame; on rendered counts 111 of 129 seats exact, not 103)
+                # more time per frame; on rendered counts 111 of 129 seats exact, not 103);
+                # three packs: identical cards lie in neighbouring melds
                 config = RecognizerConfig(reuse_scale_frames=4, index_px_min=22.0, index_px_target=26.0,
-                                          max_rect_pixels=2_200_000)
+                                          max_rect_pixels=2_200_000, several_packs=True)
             self._recognizer = CardRecognizer(threads=threads, config=config)
         return self._recognizer
 

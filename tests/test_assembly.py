@@ -375,5 +375,5 @@ def test_identical_bottom_cards_of_two_melds_are_not_one_card(angle):
     t = (a[0].centre[0] + reach * math.cos(math.radians(angle)), a[0].centre[1] + reach * math.sin(math.radians(angle)))
     b = _meld(["5C", "5D", "4H"], (t[0] - b0[0].centre[0], t[1] - b0[0].centre[1]), theta)
     c = _meld(["9H", "9S", "9D"], (300, 650), theta)
-    cards = assemble(a + b + c, NAMES, GEO)
+    cards = assemble(a + b + c, NAMES, GEO, several_packs=True)
     assert sorted(c.card for c in cards) == sorted(["5C", "6C", "7C", "5C", "5D", "4H", "9H", "9S", "9D"])

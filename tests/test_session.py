@@ -304,3 +304,13 @@ def test_snapshot_gives_loose_cards_with_their_track_ids(game, players):
     s.feed_state(TableState(seats, [], 1.0))
     seat = s.snapshot()["seats"][0]
     assert seat["loose"] == ["7H", "KS"] and seat["loose_ids"] == [41, 42]
+
+
+def test_a_marriage_session_reads_the_table_as_three_packs_enlarged():
+    # Marriage: identical cards lie side by side and 21 cards a seat overlap in strips;
+    # Desmoche: one pack, and the default reading (latency)
+    m = TableSession(source="synthetic", game="marriage", players=["Ana", "Beto"])._get_recognizer()
+    d = TableSession(source="synthetic", game="desmoche", players=["Ana", "Beto"])._get_recognizer()
+    assert m.config.several_packs and not d.config.several_packs
+    assert m.index_px_min == 22.0 and d.index_px_min < 22.0
+    assert m.config.reuse_scale_frames == d.config.reuse_scale_frames == 4

@@ -554,7 +554,8 @@ def drop_repeat_readings(readings: list[IndexReading], q: np.ndarray,
 
 def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeometry | None = None,
              min_confidence: float = 0.0, image_size: tuple[int, int] | None = None,
-             det_power: float = 1.0, _skip: frozenset = frozenset()) -> list[DetectedCard]:
+             det_power: float = 1.0, several_packs: bool = False,
+             _skip: frozenset = frozenset()) -> list[DetectedCard]:
     """Group index readings into physical cards; most confident first.
 
     ``names`` labels the classifier outputs (52 cards and ``none``). The card
@@ -562,6 +563,9 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
     (one minus the chance that every supporting detection is spurious), times the
     chance the crops are real indices (not ``none``). ``image_size`` (w, h) clips boxes.
     ``det_power`` < 1 softens the detector score's weight (for an under-confident detector).
+    ``several_packs``: the cards come from more than one pack (Marriage: three), so identical
+    cards lie side by side; two of their corners may then look like one card (see
+    :func:`_bridging_pairs`).
     """
     geo = geometry or IndexGeometry()
     if not readings:
@@ -643,7 +647,7 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
                 used[k] = True
                 card.indices.append(tuple(readings[k].box))
 
-    if not _skip:
+    if several_packs and not _skip:
         whole = [(c, info) for c, info in cards if "theta" in info]
         # (not for a deck printing four corners, whose whole cards show three or four: there
         # the fitted turn of a card is less sure, and the other corners tell strips apart)
@@ -652,7 +656,8 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
         else:
             bridges = frozenset()
         if bridges:
-            return assemble(given, names, geometry, min_confidence, image_size, det_power, _skip=bridges)
+            return assemble(given, names, geometry, min_confidence, image_size, det_power, several_packs,
+                            _skip=bridges)
     cards = _merge_same_place(cards)
     for i, j, label, prob in side_pairs(readings, q, geo, used):
         used[i] = used[j] = True

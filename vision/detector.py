@@ -323,6 +323,7 @@ class RecognizerConfig:
     shrink_when_empty: bool = True  # smaller frames are searched again shrunk if nothing is found
     tta_max_pixels: int = 0         # images up to this many pixels are also searched turned by 90° (0 = off)
     outlines: bool = True           # also find lone cards by their outline and read their corners
+    several_packs: bool = False     # cards of several packs (Marriage): identical cards lie side by side
     outline_layouts: int = 3        # deck layouts tried on each outline (recognition.json's first, then variants)
     tiling: bool = True
     classify_batch: int = 64
@@ -600,7 +601,7 @@ class CardRecognizer:
         readings = self.read_indices(image)
         h, w = image.shape[:2]
         cards = assemble(readings, self.names, self.geometry, min_confidence=0.0, image_size=(w, h),
-                         det_power=self.config.det_score_power)
+                         det_power=self.config.det_score_power, several_packs=self.config.several_packs)
         if self.config.outlines:
             cards = self._merge_outline_cards(cards, self.outline_cards(image, cards), self.config.min_card_confidence)
         cards = [c for c in cards if c.confidence >= self.config.min_card_confidence]
