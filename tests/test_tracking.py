@@ -454,17 +454,20 @@ def test_the_count_scan_keeps_a_22nd_card_read_in_every_frame():
 
 
 def test_one_covered_index_missed_for_a_moment_does_not_hold_up_a_new_meld():
-    # the detector misses a covered card's small index for 0.8 s just as a meld is laid in
-    # another seat: the meld is still published 0.6 s after it lies still
+    # a meld is laid in one seat; while it waits to be stable the detector misses a covered
+    # card's small index in another meld for 0.8 s: nothing is published meanwhile, but the
+    # new meld's wait goes on from where it was once the index is read again (no restart)
     p = Player(jitter=0.5, seats=4)
     old = [det_index("JC", 500, 580), det_index("JD", 525, 580), det_full("JS", 550, 580)]
     p.run(old, 2.0)
     new = [det_index("AD", 1050, 300), det_index("2D", 1050, 325), det_full("3D", 1050, 350)]
     t_put = p.t
+    p.run(old + new, 0.4)
     p.run([old[0], old[2]] + new, 0.8)          # JD's index is not read meanwhile
+    assert not any(any(c.card == "AD" for c in v.cards) for v in p.versions)
     p.run(old + new, 1.0)
     added = [v for v in p.versions if any(c.card == "AD" for c in v.cards)]
-    assert added and added[0].t - t_put <= 0.6 + 2 / FPS + 1e-9
+    assert added and added[0].t - t_put <= 1.5
     assert all(sorted(c.card for c in v.cards) == sorted(c.card for c in old + new) for v in added)
 
 

@@ -39,11 +39,11 @@ How it decides
   ``max_blur_seconds`` is taken as a changed scene and no longer freezes.
 * **Hidden cards**: while any published card has been missed for more than
   ``hold_missing_seconds`` but is not yet gone (a hand or an arm over it),
-  nothing is published and the stability clock restarts — so whatever the
-  detector makes of the hand never becomes a state. One covered card of which only
-  the corner index shows, missed alone, does not count: that is the detector
-  missing a small index for a moment, and it must not hold up a meld laid elsewhere. A confirmed card that was
-  never published and goes missing is dropped after 0.7 s (a ghost).
+  nothing is published — so whatever the detector makes of the hand never becomes
+  a state. The hidden time does not count towards stability, but it does not restart
+  the clock either: when the table is the same once the card is back (the detector
+  missed a small index for a moment), the state pending before goes on. A confirmed
+  card that was never published and goes missing is dropped after 0.7 s (a ghost).
 * **One card, one identity**: when a new card is confirmed while a confirmed
   card with the same label has been missing for ``transfer_min_missing``
   seconds, the card was moved: the new track takes over the old identity
@@ -208,6 +208,7 @@ class TableTracker:
         self._last_t: float | None = None
         self._pending_sig = None
         self._pending_since: float | None = None
+        self._last_frame_t: float | None = None
         self._published: StableTable | None = None
         self._published_sig = None
         self.frozen = False                 # was the last frame frozen (blurred or occluded)?
@@ -324,17 +325,18 @@ class TableTracker:
         # stability: nothing is decided while the frame is frozen or a card is hidden but not yet gone
         hidden = [tr for tr in self.tracks if tr.confirmed and tr.published
                   and t - tr.last_t > self.hold_missing_seconds + 1e-9]
-        if len(hidden) == 1 and hidden[0].partial:
-            # one covered card's corner index missed for a moment is the detector, not a hand:
-            # a hand or an arm hides a whole card or several
-            hidden = []
+        dt = t - self._last_frame_t if self._last_frame_t is not None else 0.0
+        self._last_frame_t = t
         if hidden and not frozen:
             self.freeze_reason = f"{len(hidden)} card(s) hidden"
         self.waiting = frozen or bool(hidden)
         if hidden and not frozen:
-            # something lies over published cards: start over once it has gone
-            self._pending_sig = None
-            self._pending_since = None
+            # something lies over published cards: nothing is decided meanwhile, and this time
+            # does not count towards the pending state's stability; if the table is the same
+            # once it has gone, the pending state goes on from where it was (a covered card's
+            # index missed for a moment must not hold a meld laid elsewhere up for long)
+            if self._pending_since is not None:
+                self._pending_since += dt
         elif frozen:
             pass        # a blurred/occluded frame changes nothing: the pending state waits
         else:
