@@ -43,7 +43,7 @@ REPEAT_NEAR = 0.4
 # a whole card turned this much (radians) from the cards its corners lie beside is two strips
 BRIDGE_TURN = math.radians(15)
 # ... and lies this close (index sizes) outside them (the bottom card of a meld shows two strips away)
-BRIDGE_REACH = 2.0
+BRIDGE_REACH = 2.5
 
 
 @dataclass(frozen=True)
