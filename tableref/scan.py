@@ -10,8 +10,9 @@ frames (``window``) and, knowing that a hand has 21 cards, takes in cards read i
 only some of the frames (an overlapped corner) while it is short of 21, and drops
 the least-supported counts while it is over (a corner read twice); see
 :meth:`SeatScanner._hand_count`. The centre zone takes the upper quartile
-(``SEEN_QUANTILE``). A hand passing over or a one-frame misreading does not change
-the result. When the per-seat multisets have not
+(``SEEN_QUANTILE``). No card is counted more than three times over the table
+(three packs): the copy read in the fewest frames goes. A hand passing over or a
+one-frame misreading does not change the result. When the per-seat multisets have not
 changed for ``stable_frames`` analysed frames, :meth:`SeatScanner.update`
 returns them as a :class:`tableref.events.TableState` (one loose card per
 physical card, ids negative so they never collide with tracker ids).
@@ -28,13 +29,15 @@ from .events import SeatState, TableCard, TableState
 
 SEEN_QUANTILE = 0.75
 HAND_SIZE = 21          # cards a Marriage hand lays down for the count
+PACKS = 3               # Marriage is played with three packs: three of each card at most
 FILL_SHARE = 0.15       # a seat short of a hand takes a card read in this share of the frames
 SURE_SHARE = 0.9        # a seat over a hand keeps a count read in this share of the frames
 
 
 class SeatScanner:
     def __init__(self, zones, n_seats: int, window: int = 11, stable_frames: int = 5,
-                 min_confidence: float = 0.3, min_sharpness: float = 0.5, hand_size: int | None = HAND_SIZE):
+                 min_confidence: float = 0.3, min_sharpness: float = 0.5, hand_size: int | None = HAND_SIZE,
+                 packs: int | None = PACKS):
         self.zones = zones
         self.n_seats = n_seats
         self.window = window
@@ -42,6 +45,7 @@ class SeatScanner:
         self.min_confidence = min_confidence
         self.min_sharpness = min_sharpness
         self.hand_size = hand_size
+        self.packs = packs
         self.frames: deque = deque(maxlen=window)
         self._candidate = None
         self._count = 0
@@ -92,11 +96,13 @@ class SeatScanner:
         res = [Counter() for _ in range(self.n_seats + 1)]
         if n == 0:
             return res
+        all_vals = []
         for z in range(self.n_seats + 1):
             labels = set()
             for fr in self.frames:
                 labels |= set(fr[z])
             vals = {lab: sorted(fr[z].get(lab, 0) for fr in self.frames) for lab in labels}
+            all_vals.append(vals)
             if z < self.n_seats and self.hand_size:
                 res[z] = self._hand_count(vals, n)
                 continue
@@ -106,6 +112,16 @@ class SeatScanner:
                 med = v[min(n - 1, int(SEEN_QUANTILE * n))]
                 if med:
                     res[z][lab] = med
+        if self.packs:
+            # three packs hold three of each card: a card counted more often is over-counted
+            # where its last copy was read in the fewest frames
+            for lab in set().union(*res):
+                while sum(c[lab] for c in res) > self.packs:
+                    z = min((z for z in range(len(res)) if res[z][lab]),
+                            key=lambda z: sum(1 for x in all_vals[z][lab] if x >= res[z][lab]))
+                    res[z][lab] -= 1
+                    if not res[z][lab]:
+                        del res[z][lab]
         return res
 
     def _hand_count(self, vals: dict[str, list[int]], n: int) -> Counter:

@@ -480,3 +480,17 @@ def test_a_hand_over_a_whole_card_still_holds_up_publication():
     n = len(p.versions)
     p.run(old[:2] + [det_full("KH", 1050, 300)], 1.2)
     assert len(p.versions) == n
+
+
+def test_the_count_scan_counts_no_card_more_than_three_times():
+    # three packs: a fourth 9D (a misreading, in most frames) is not counted
+    from tableref.scan import SeatScanner
+
+    hand = _a_laid_down_hand(17) + [det_index("9D", 960, 580), det_index("9D", 982, 580), det_full("9D", 1004, 580)]
+    ghost = det_index("9D", 1030, 660)
+    scan = SeatScanner(default_zones(2, FRAME), 2, window=11, stable_frames=2)
+    state = None
+    for k in range(22):
+        state = scan.update(obs(k / FPS, hand + [ghost] if k % 4 else hand)) or state
+    assert state is not None
+    assert sorted(c.card for c in state.seats[0].loose) == sorted(c.card for c in hand)
