@@ -34,6 +34,11 @@ FILL_SHARE = 0.15       # a seat short of a hand takes a card read in this share
 SURE_SHARE = 0.9        # a seat over a hand keeps a count read in this share of the frames
 
 
+def _share(counts: list[int], c: int) -> float:
+    """Share of the frames (their counts of one card) that read the card at least ``c`` times."""
+    return sum(1 for x in counts if x >= c) / len(counts)
+
+
 class SeatScanner:
     def __init__(self, zones, n_seats: int, window: int = 11, stable_frames: int = 5,
                  min_confidence: float = 0.3, min_sharpness: float = 0.5, hand_size: int | None = HAND_SIZE,
@@ -118,7 +123,7 @@ class SeatScanner:
             for lab in set().union(*res):
                 while sum(c[lab] for c in res) > self.packs:
                     z = min((z for z in range(len(res)) if res[z][lab]),
-                            key=lambda z: sum(1 for x in all_vals[z][lab] if x >= res[z][lab]))
+                            key=lambda z: _share(all_vals[z][lab], res[z][lab]))
                     res[z][lab] -= 1
                     if not res[z][lab]:
                         del res[z][lab]
@@ -137,7 +142,7 @@ class SeatScanner:
         cnt = Counter({lab: v[n // 2] for lab, v in vals.items() if v[n // 2]})
 
         def share(lab: str, c: int) -> float:
-            return sum(1 for x in vals[lab] if x >= c) / n
+            return _share(vals[lab], c)
 
         total = sum(cnt.values())
         while total < self.hand_size and vals:

@@ -493,7 +493,7 @@ def _turn(a: float, b: float) -> float:
 
 def _bridging_pairs(infos: list[dict], quads: list, readings: list[IndexReading]) -> frozenset:
     """Whole cards that are two identical cards' corners in neighbouring melds (as
-    frozensets of their two index boxes, to be left unpaired).
+    frozensets of their two readings' positions in ``readings``, to be left unpaired).
 
     A covered card's index shows just outside the card lying on it (up to ``BRIDGE_REACH``
     index sizes: two strips for a meld's bottom card), and lies turned as that card does.
@@ -525,8 +525,7 @@ def _bridging_pairs(infos: list[dict], quads: list, readings: list[IndexReading]
                 if v != w and math.dist(o["centre"], info["centre"]) < 3.0 * info["card_w"]]
         odd = sum(_turn(info["theta"], t) > BRIDGE_TURN for t in near) > len(near) / 2
         if odd and _turn(a, b) <= BRIDGE_TURN and min(_turn(info["theta"], a), _turn(info["theta"], b)) > BRIDGE_TURN:
-            i, j = info["members"][:2]
-            out.add(frozenset((tuple(readings[i].box), tuple(readings[j].box))))
+            out.add(frozenset(info["members"][:2]))
     return frozenset(out)
 
 
@@ -554,8 +553,7 @@ def drop_repeat_readings(readings: list[IndexReading], q: np.ndarray,
 
 def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeometry | None = None,
              min_confidence: float = 0.0, image_size: tuple[int, int] | None = None,
-             det_power: float = 1.0, several_packs: bool = False,
-             _skip: frozenset = frozenset()) -> list[DetectedCard]:
+             det_power: float = 1.0, several_packs: bool = False) -> list[DetectedCard]:
     """Group index readings into physical cards; most confident first.
 
     ``names`` labels the classifier outputs (52 cards and ``none``). The card
@@ -574,7 +572,6 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
     label_names = [names[k] for k in label_idx]
     none_k = names.index("none") if "none" in names else None
     probs, q = _card_dists(readings, label_idx)
-    given = readings
     keep, dropped = drop_repeat_readings(readings, q)
     repeats: dict[tuple, list[tuple]] = {}      # a kept box -> the repeat boxes on its index
     for k, m in dropped.items():
@@ -595,69 +592,71 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
         return (DetectedCard(card=label_names[label], confidence=prob * evidence(i, j), box=_union(ri.box, rj.box),
                              quad=None, indices=[tuple(ri.box), tuple(rj.box)]), {"members": [i, j]})
 
-    used = np.zeros(len(readings), dtype=bool)
-    cards: list[tuple[DetectedCard, dict]] = []
-    whole_quads: list = []
-    for p in pair_candidates(readings, q, geo):
-        if used[p.i] or used[p.j]:
-            continue
-        ri, rj = readings[p.i], readings[p.j]
-        if _skip and frozenset((tuple(ri.box), tuple(rj.box))) in _skip:
-            continue
-        centre = ((ri.centre[0] + rj.centre[0]) / 2, (ri.centre[1] + rj.centre[1]) / 2)
-        quad = card_quad(centre, p.theta, p.card_w, p.aspect)
-        # the same card's other diagonal (a four-corner deck): the two diagonals of one card
-        # share its centre, however each fitted
-        twin = next((c for lab, other, c, oc, ow in whole_quads
-                     if lab == p.label and (math.dist(centre, oc) < TWIN_CENTRE * min(ow, p.card_w)
-                                            or _quads_overlap(quad, other) > 0.5)), None)
-        if twin is not None:
-            # the same card's other diagonal (a four-corner deck), however it fitted
-            used[p.i] = used[p.j] = True
-            twin.indices.extend([tuple(ri.box), tuple(rj.box)])
-            continue
-        if any(lab != p.label and _quads_overlap(quad, other) > WHOLE_OVERLAP for lab, other, *_ in whole_quads):
-            # two cards that both show both corners lie side by side, not one over the other's
-            # face: the better pair (taken first) stands; this one is two corners of other cards,
-            # unless they are close enough to be one card's strip (a four-corner deck's
-            # top-left and top-right): then one card whose outline is unknown
-            if _within_short_side(ri, rj, geo):
-                used[p.i] = used[p.j] = True
-                cards.append(partial_card(p.label, p.prob, p.i, p.j))
-            continue
-        used[p.i] = used[p.j] = True
-        ev = evidence(p.i, p.j)
-        conf = p.prob * ev
-        box = _union(_bbox(quad), _union(ri.box, rj.box))
-        card = DetectedCard(card=label_names[p.label], confidence=conf, box=box, quad=quad,
-                            indices=[tuple(ri.box), tuple(rj.box)])
-        info = {"members": [p.i, p.j], "centre": centre, "theta": p.theta,
-                "card_w": p.card_w, "dist": q[p.i] * q[p.j], "evidence": ev}
-        cards.append((card, info))
-        whole_quads.append((p.label, quad, card, centre, p.card_w))
-        # the card lies on top: an index of its label where it prints its other two corners
-        # (a four-corner deck) is its own, not one to pair with another card's corner
-        offs = (p.layout or geo).corner_offsets()
-        for corner in ("TR", "BL"):
-            pos = _corner_at(info, offs, corner)
-            near = [k for k in range(len(readings)) if not used[k] and q[k, p.label] >= MIN_SUPPORT
-                    and math.dist(readings[k].centre, pos) < 0.6 * readings[k].size]
-            if near:
-                k = min(near, key=lambda m: math.dist(readings[m].centre, pos))
-                used[k] = True
-                card.indices.append(tuple(readings[k].box))
+    candidates = pair_candidates(readings, q, geo)
 
-    if several_packs and not _skip:
+    def pair_whole(skip: frozenset) -> tuple[np.ndarray, list[tuple[DetectedCard, dict]]]:
+        """Whole cards from the cheapest pairs first, the pairs in ``skip`` left out."""
+        used = np.zeros(len(readings), dtype=bool)
+        cards: list[tuple[DetectedCard, dict]] = []
+        whole_quads: list = []
+        for p in candidates:
+            if used[p.i] or used[p.j]:
+                continue
+            if frozenset((p.i, p.j)) in skip:
+                continue
+            ri, rj = readings[p.i], readings[p.j]
+            centre = ((ri.centre[0] + rj.centre[0]) / 2, (ri.centre[1] + rj.centre[1]) / 2)
+            quad = card_quad(centre, p.theta, p.card_w, p.aspect)
+            twin = next((c for lab, other, c, oc, ow in whole_quads
+                         if lab == p.label and (math.dist(centre, oc) < TWIN_CENTRE * min(ow, p.card_w)
+                                                or _quads_overlap(quad, other) > 0.5)), None)
+            if twin is not None:
+                # the same card's other diagonal (a four-corner deck): the two diagonals of one
+                # card share its centre, however each fitted
+                used[p.i] = used[p.j] = True
+                twin.indices.extend([tuple(ri.box), tuple(rj.box)])
+                continue
+            if any(lab != p.label and _quads_overlap(quad, other) > WHOLE_OVERLAP for lab, other, *_ in whole_quads):
+                # two cards that both show both corners lie side by side, not one over the other's
+                # face: the better pair (taken first) stands; this one is two corners of other cards,
+                # unless they are close enough to be one card's strip (a four-corner deck's
+                # top-left and top-right): then one card whose outline is unknown
+                if _within_short_side(ri, rj, geo):
+                    used[p.i] = used[p.j] = True
+                    cards.append(partial_card(p.label, p.prob, p.i, p.j))
+                continue
+            used[p.i] = used[p.j] = True
+            ev = evidence(p.i, p.j)
+            conf = p.prob * ev
+            box = _union(_bbox(quad), _union(ri.box, rj.box))
+            card = DetectedCard(card=label_names[p.label], confidence=conf, box=box, quad=quad,
+                                indices=[tuple(ri.box), tuple(rj.box)])
+            info = {"members": [p.i, p.j], "centre": centre, "theta": p.theta,
+                    "card_w": p.card_w, "dist": q[p.i] * q[p.j], "evidence": ev}
+            cards.append((card, info))
+            whole_quads.append((p.label, quad, card, centre, p.card_w))
+            # the card lies on top: an index of its label where it prints its other two corners
+            # (a four-corner deck) is its own, not one to pair with another card's corner
+            offs = (p.layout or geo).corner_offsets()
+            for corner in ("TR", "BL"):
+                pos = _corner_at(info, offs, corner)
+                near = [k for k in range(len(readings)) if not used[k] and q[k, p.label] >= MIN_SUPPORT
+                        and math.dist(readings[k].centre, pos) < 0.6 * readings[k].size]
+                if near:
+                    k = min(near, key=lambda m: math.dist(readings[m].centre, pos))
+                    used[k] = True
+                    card.indices.append(tuple(readings[k].box))
+        return used, cards
+
+    used, cards = pair_whole(frozenset())
+    if several_packs:
         whole = [(c, info) for c, info in cards if "theta" in info]
         # (not for a deck printing four corners, whose whole cards show three or four: there
         # the fitted turn of a card is less sure, and the other corners tell strips apart)
         if sum(len(c.indices) >= 3 for c, _ in whole) < 0.3 * len(whole):
             bridges = _bridging_pairs([info for _, info in whole], [c.quad for c, _ in whole], readings)
-        else:
-            bridges = frozenset()
-        if bridges:
-            return assemble(given, names, geometry, min_confidence, image_size, det_power, several_packs,
-                            _skip=bridges)
+            if bridges:
+                used, cards = pair_whole(bridges)
     cards = _merge_same_place(cards)
     for i, j, label, prob in side_pairs(readings, q, geo, used):
         used[i] = used[j] = True

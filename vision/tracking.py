@@ -208,7 +208,6 @@ class TableTracker:
         self._last_t: float | None = None
         self._pending_sig = None
         self._pending_since: float | None = None
-        self._last_frame_t: float | None = None
         self._published: StableTable | None = None
         self._published_sig = None
         self.frozen = False                 # was the last frame frozen (blurred or occluded)?
@@ -325,8 +324,6 @@ class TableTracker:
         # stability: nothing is decided while the frame is frozen or a card is hidden but not yet gone
         hidden = [tr for tr in self.tracks if tr.confirmed and tr.published
                   and t - tr.last_t > self.hold_missing_seconds + 1e-9]
-        dt = t - self._last_frame_t if self._last_frame_t is not None else 0.0
-        self._last_frame_t = t
         if hidden and not frozen:
             self.freeze_reason = f"{len(hidden)} card(s) hidden"
         self.waiting = frozen or bool(hidden)
