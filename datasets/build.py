@@ -1,6 +1,6 @@
 """Build the training data: a YOLO detection set of corner indices and a crop set for the classifier.
 
-One command (``tableref dataset build`` or ``python -m datasets.build``), fixed seeds, a
+One command (``tableref dataset build`` or ``python -m tableref.datasets.build``), fixed seeds, a
 progress bar. Every image is drawn from its own seed (``seed * 1_000_003 + i``), so the
 output does not depend on the number of worker processes.
 
@@ -41,14 +41,14 @@ _POOL = None
 def _pool(decks):
     global _POOL
     if _POOL is None:
-        from .scenes import DeckPool
+        from tableref.datasets.scenes import DeckPool
         _POOL = DeckPool(decks)
     return _POOL
 
 
 def _det_job(args):
     out_dir, split, i, seed, decks, size = args
-    from .scenes import render_scene
+    from tableref.datasets.scenes import render_scene
     rng = np.random.default_rng(seed)
     scale = size / DET_SIZE
     scene = render_scene(rng, _pool(decks), size, size, size=(max(6.0, DET_INDEX_PX[0] * scale), DET_INDEX_PX[1] * scale))
@@ -82,8 +82,8 @@ def _iou(a, b):
 
 def _cls_job(args):
     out_dir, split, i, seed, decks, per_scene_none = args
-    from vision.crops import index_crop
-    from .scenes import render_scene
+    from tableref.vision.crops import index_crop
+    from tableref.datasets.scenes import render_scene
     rng = np.random.default_rng(seed)
     scene = render_scene(rng, _pool(decks), CLS_SCENE, CLS_SCENE, size=CLS_INDEX_PX)
     img = scene.image
@@ -157,7 +157,7 @@ def build(out: Path = DEFAULT_OUT, n_train: int = 3000, n_val: int = 300, n_cls_
     global _POOL
     from tqdm import tqdm
 
-    from . import decks as decks_mod
+    from tableref.datasets import decks as decks_mod
 
     out = Path(out)
     t0 = time.time()
@@ -220,7 +220,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(a) -> int:
-    from . import decks as decks_mod
+    from tableref.datasets import decks as decks_mod
     if a.decks:
         unknown = [d for d in a.decks if d not in decks_mod.DECKS]
         if unknown:

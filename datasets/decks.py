@@ -20,7 +20,7 @@ index boxes are cached in ``datasets/cache/decks/<name>/`` (ignored by git). Sou
 and licences of every deck are listed in ``DECKS`` and in ``datasets/ASSETS.md``.
 Index boxes are found automatically (ink near each corner, see
 :func:`find_corner_index`) and checked by eye on contact sheets
-(``python -m datasets.decks --sheet OUT.png``).
+(``python -m tableref.datasets.decks --sheet OUT.png``).
 """
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from . import backgrounds, decks
+from tableref.datasets import backgrounds, decks
 
 VISIBLE = 0.7  # an index counts as a label only if at least this fraction of it is seen
 

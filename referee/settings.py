@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import typing
 
-from .errors import SettingsError
+from tableref.referee.errors import SettingsError
 
 
 def build_settings(cls, data, field: str = "rules", choices: dict | None = None):

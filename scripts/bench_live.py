@@ -52,7 +52,7 @@ def pct(xs, q):
 def throughput(video: str, game: str, players: list[str], limit: int | None) -> dict:
     import cv2
 
-    from tableref.session import TableSession
+    from tableref.live.session import TableSession
 
     s = TableSession(source=video, game=game, players=players, realtime=False, loop=False)
     rec = s._get_recognizer()
@@ -85,7 +85,7 @@ def throughput(video: str, game: str, players: list[str], limit: int | None) -> 
 
 
 def latency(video: str, game: str, players: list[str], truth: dict) -> dict:
-    from tableref.session import TableSession
+    from tableref.live.session import TableSession
 
     s = TableSession(source=video, game=game, players=players, realtime=True, loop=False)
     s._get_recognizer()                    # load the model before the clock starts

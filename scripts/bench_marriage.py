@@ -20,11 +20,11 @@ from collections import Counter
 
 from tqdm import tqdm
 
-from referee.cards import SUITS, Card
-from referee.marriage import Wild, classify
-from referee.marriage.combos import natural_kind
-from referee.marriage.search import face_card
-from tableref.requests_marriage import hand as hand_request
+from tableref.referee.cards import SUITS, Card
+from tableref.referee.marriage import Wild, classify
+from tableref.referee.marriage.combos import natural_kind
+from tableref.referee.marriage.search import face_card
+from tableref.rules_json.marriage import hand as hand_request
 
 
 def deck_without(tiplu: Card) -> list[Card]:

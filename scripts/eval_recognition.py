@@ -5,7 +5,7 @@
     python scripts/eval_recognition.py --synthetic DIR       # + a labelled synthetic scene set
     python scripts/eval_recognition.py --real DIR --errors /tmp/misses --json out.json
 
-Same as ``tableref evaluate``; see ``vision/evaluation.py`` for the matching rules.
+Same as ``tableref evaluate``; see ``tableref/training/evaluation.py`` for the matching rules.
 Rank level on the real photos (they carry ranks 9-A and whole-card boxes only):
 a labelled card is found when a reported card of that rank has its centre inside
 the labelled box; precision = reported cards matching a labelled box of their rank

@@ -59,7 +59,7 @@ def watch(game: str, d: Path, players: list[str], threads: int, every: int = 1) 
 
 
 def synthetic(game: str, seed: int, noise: float = 0.0) -> tuple[dict | None, list[dict], float]:
-    from tableref.session import TableSession
+    from tableref.live.session import TableSession
     from tableref.simulate.bots import play_desmoche, play_marriage
     from tableref.simulate.observations import script_observations
 

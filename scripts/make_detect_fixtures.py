@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.evaluation import paste_card, table_background  # noqa: E402
+from tableref.training.evaluation import paste_card, table_background  # noqa: E402
 
 DECK = "kennard-2color"
 
@@ -67,7 +67,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "tests" / "fixtures"))
     args = ap.parse_args(argv)
-    from datasets import decks
+    from tableref.datasets import decks
 
     faces = decks.load_deck_bgra(DECK)
     out = Path(args.out)

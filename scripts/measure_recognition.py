@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vision import evaluation  # noqa: E402
-from vision.detector import CardRecognizer, RecognizerConfig  # noqa: E402
+from tableref.training import evaluation  # noqa: E402
+from tableref.vision.detector import CardRecognizer, RecognizerConfig  # noqa: E402
 
 SECTION = "## Measured: real photos and speed"
 DEFAULT_REAL = ROOT.parent / "shared" / "data" / "real-photos-rank-only"

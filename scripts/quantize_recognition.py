@@ -26,14 +26,19 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.crops import index_crop, to_classifier_input  # noqa: E402
-from vision.detector import (CardRecognizer, RecognizerConfig, file_sha256, letterbox_view,  # noqa: E402
-                             render_view)
-from vision.evaluation import compose_meld_scene, compose_random_scene  # noqa: E402
+from tableref.vision.crops import index_crop, to_classifier_input  # noqa: E402
+from tableref.vision.detector import (
+    CardRecognizer,
+    RecognizerConfig,
+    file_sha256,
+    letterbox_view,
+    render_view,
+)
+from tableref.training.evaluation import compose_meld_scene, compose_random_scene  # noqa: E402
 
 
 def calibration_scenes(n: int, seed: int = 0):
-    from datasets import decks
+    from tableref.datasets import decks
 
     names = [d for d in decks.available_decks() if d.startswith(("kennard", "svg", "younes", "kde-standard",
                                                                  "kde-dondorf", "kde-nicu"))]

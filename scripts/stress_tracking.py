@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.types import DetectedCard, FrameObservation  # noqa: E402
+from tableref.vision.types import DetectedCard, FrameObservation  # noqa: E402
 
 LABELS = [r + s for s in "CDHS" for r in "A 2 3 4 5 6 7 8 9 10 J Q K".split()]
 INDEX_BOX = (0.045, 0.04, 0.175, 0.31)        # top-left index, fractions of card width/height
@@ -87,7 +87,7 @@ def degrade(obs: FrameObservation, rng, miss: float, misread: float, jitter: flo
 
 
 def run(game: str, seed: int, args) -> tuple[bool, dict, dict]:
-    from tableref.session import TableSession
+    from tableref.live.session import TableSession
     from tableref.simulate.bots import play_desmoche, play_marriage
     from tableref.simulate.observations import script_observations
 

@@ -22,9 +22,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.assembly import IndexReading, assemble  # noqa: E402
-from vision.detector import CardRecognizer, RecognizerConfig  # noqa: E402
-from vision.evaluation import Tally, card_rank, load_rank_labels, match  # noqa: E402
+from tableref.vision.assembly import IndexReading, assemble  # noqa: E402
+from tableref.vision.detector import CardRecognizer, RecognizerConfig  # noqa: E402
+from tableref.training.evaluation import Tally, card_rank, load_rank_labels, match  # noqa: E402
 
 DEFAULT_REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "real-photos-rank-only"
 

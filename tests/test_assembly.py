@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.assembly import IndexGeometry, IndexReading, assemble, card_quad
+from tableref.vision.assembly import IndexGeometry, IndexReading, assemble, card_quad
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 NAMES = [r + s for s in "CDHS" for r in RANKS] + ["none"]

@@ -61,14 +61,14 @@ def server(tmp_path_factory):
         import playwright.sync_api  # noqa: F401
     except ImportError:
         _need(False, "the playwright package is missing: pip install -e '.[test]'")
-    from tableref.session import demo_clip
+    from tableref.live.session import demo_clip
 
     # TABLEREF_BROWSER_SOURCE: another clip for trying the test out; the test proper uses the demo.
     source = os.environ.get("TABLEREF_BROWSER_SOURCE", "demo")
     _need(source != "demo" or demo_clip("desmoche") is not None,
           "the built-in demo clip (tableref/demo/desmoche.mp4) is missing")
     try:
-        from vision.detector import CardRecognizer
+        from tableref.vision.detector import CardRecognizer
 
         CardRecognizer()
     except Exception as exc:  # noqa: BLE001 - report why, whatever it is

@@ -1,7 +1,15 @@
 import pytest
 
-from referee.cards import Card, check_copies, format_cards, full_pack, packs, parse_card, parse_cards
-from referee.errors import CardError
+from tableref.referee.cards import (
+    Card,
+    check_copies,
+    format_cards,
+    full_pack,
+    packs,
+    parse_card,
+    parse_cards,
+)
+from tableref.referee.errors import CardError
 
 
 @pytest.mark.parametrize(

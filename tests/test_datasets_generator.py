@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets import build, decks, scenes
+from tableref.datasets import build, decks, scenes
 
 W, H = 140, 200  # card artwork size for the tests
 

@@ -1,9 +1,9 @@
 """Automatic wins: Peladilla, Cuatro cuerpos, Color, and their tie-breaks."""
 
-from referee.cards import parse_cards
-from referee.desmoche.autowin import autowin, autowins, is_peladilla, resolve, tiebreak_key
-from referee.desmoche.seats import play_order
-from referee.desmoche.settings import desmoche_settings
+from tableref.referee.cards import parse_cards
+from tableref.referee.desmoche.autowin import autowin, autowins, is_peladilla, resolve, tiebreak_key
+from tableref.referee.desmoche.seats import play_order
+from tableref.referee.desmoche.settings import desmoche_settings
 
 
 def C(text):

@@ -172,8 +172,8 @@ def test_hand_before_cambio_differs_by_one_card_only(capsys, tmp_path):
 # -- never a traceback: any JSON gives an answer or a JSON error --------------------
 from hypothesis import given, settings as hsettings, strategies as st  # noqa: E402
 
-from referee.errors import RefereeError  # noqa: E402
-from tableref.requests_desmoche import COMMANDS  # noqa: E402
+from tableref.referee.errors import RefereeError  # noqa: E402
+from tableref.rules_json.desmoche import COMMANDS  # noqa: E402
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 12) | st.sampled_from(["AS", "10H", "ZZ", "p1", "oro", "warn", ""]),

@@ -2,8 +2,8 @@
 import dataclasses
 from pathlib import Path
 
-from referee.desmoche.settings import DesmocheSettings
-from referee.desmoche.side_games import GAMES
+from tableref.referee.desmoche.settings import DesmocheSettings
+from tableref.referee.desmoche.side_games import GAMES
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "rules-desmoche.md").read_text(encoding="utf-8")
 

@@ -3,11 +3,11 @@ import random
 
 import pytest
 
-from referee.cards import parse_cards
-from referee.desmoche.hand import DesmocheHand
-from referee.desmoche.seats import claim_order, next_player, play_order
-from referee.desmoche.settings import desmoche_settings
-from referee.errors import IllegalAction, RefereeError
+from tableref.referee.cards import parse_cards
+from tableref.referee.desmoche.hand import DesmocheHand
+from tableref.referee.desmoche.seats import claim_order, next_player, play_order
+from tableref.referee.desmoche.settings import desmoche_settings
+from tableref.referee.errors import IllegalAction, RefereeError
 
 
 def C(text):

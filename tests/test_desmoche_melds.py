@@ -1,10 +1,17 @@
 """Desmoche melds: runs, sets, ace low, laying order (seed examples first)."""
 import pytest
 
-from referee.cards import parse_cards
-from referee.desmoche.melds import can_extend, check_meld, check_table, extension_cards, laid_order, meld_kind
-from referee.desmoche.settings import desmoche_settings
-from referee.errors import CardError, SettingsError
+from tableref.referee.cards import parse_cards
+from tableref.referee.desmoche.melds import (
+    can_extend,
+    check_meld,
+    check_table,
+    extension_cards,
+    laid_order,
+    meld_kind,
+)
+from tableref.referee.desmoche.settings import desmoche_settings
+from tableref.referee.errors import CardError, SettingsError
 
 
 def C(text):

@@ -4,13 +4,13 @@ import random
 
 from hypothesis import given, settings as hsettings, strategies as st
 
-from referee.cards import Card, full_pack, parse_cards
-from referee.desmoche.autowin import autowins, resolve
-from referee.desmoche.hand import DesmocheHand
-from referee.desmoche.melds import alternate_colours, check_meld, check_table, meld_kind
-from referee.desmoche.settings import desmoche_settings
-from referee.desmoche.settle import SideGame, settle_hand
-from referee.desmoche.side_games import GAMES, side_games_of
+from tableref.referee.cards import Card, full_pack, parse_cards
+from tableref.referee.desmoche.autowin import autowins, resolve
+from tableref.referee.desmoche.hand import DesmocheHand
+from tableref.referee.desmoche.melds import alternate_colours, check_meld, check_table, meld_kind
+from tableref.referee.desmoche.settings import desmoche_settings
+from tableref.referee.desmoche.settle import SideGame, settle_hand
+from tableref.referee.desmoche.side_games import GAMES, side_games_of
 
 PACK = full_pack()
 hands9 = st.lists(st.sampled_from(PACK), min_size=9, max_size=9, unique=True)
@@ -228,7 +228,7 @@ def _random_table(h, p, rng):
 @hsettings(max_examples=25, deadline=None)
 @given(st.integers(0, 10**6), rules)
 def test_illegal_actions_change_nothing(seed, r):
-    from referee.errors import IllegalAction, RefereeError
+    from tableref.referee.errors import IllegalAction, RefereeError
     rng = random.Random(seed)
     seats = ["a", "b", "c", "d"][:rng.choice([2, 3, 4])]
     h = DesmocheHand(seats, dealer=rng.choice(seats), rules=r)

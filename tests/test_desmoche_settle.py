@@ -1,10 +1,10 @@
 """Stakes, pot carry-over, bonuses (Mico, Arriba del Palo, Color) and side-game pots."""
 import pytest
 
-from referee.cards import parse_cards
-from referee.desmoche.settings import desmoche_settings
-from referee.desmoche.settle import SideGame, settle_hand
-from referee.errors import RefereeError
+from tableref.referee.cards import parse_cards
+from tableref.referee.desmoche.settings import desmoche_settings
+from tableref.referee.desmoche.settle import SideGame, settle_hand
+from tableref.referee.errors import RefereeError
 
 
 def C(text):

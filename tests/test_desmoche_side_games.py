@@ -1,9 +1,14 @@
 """Side games, decided on the dealt nine cards, ace high."""
 import pytest
 
-from referee.cards import parse_cards
-from referee.desmoche.settings import desmoche_settings
-from referee.desmoche.side_games import canonical_game, side_game_key, side_game_winner, side_games_of
+from tableref.referee.cards import parse_cards
+from tableref.referee.desmoche.settings import desmoche_settings
+from tableref.referee.desmoche.side_games import (
+    canonical_game,
+    side_game_key,
+    side_game_winner,
+    side_games_of,
+)
 
 
 def C(text):

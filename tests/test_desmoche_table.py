@@ -1,9 +1,9 @@
 """The snapshot referee the camera session calls (referee.desmoche.table)."""
 import pytest
 
-from referee.desmoche.settle import SideGame
-from referee.desmoche.table import TableReferee
-from referee.errors import RefereeError
+from tableref.referee.desmoche.settle import SideGame
+from tableref.referee.desmoche.table import TableReferee
+from tableref.referee.errors import RefereeError
 
 SEATS = ["ana", "ben", "cruz"]
 

@@ -113,8 +113,8 @@ def test_bench_detect_on_given_images(capsys):
 
 
 def test_draw_cards_marks_quads_and_index_boxes():
-    from tableref.cli_vision import draw_cards
-    from vision.types import DetectedCard
+    from tableref.vision.drawing import draw_cards
+    from tableref.vision.types import DetectedCard
 
     img = np.zeros((200, 300, 3), np.uint8)
     cards = [DetectedCard("10H", 0.9, (20, 20, 120, 160), [[20, 20], [120, 20], [120, 160], [20, 160]],

@@ -4,8 +4,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.detector import (View, decode_yolo, drop_cut_at_tile_edges, ensure_bgr, letterbox_view, nms,
-                             render_view, tile_views)
+from tableref.vision.detector import (
+    View,
+    decode_yolo,
+    drop_cut_at_tile_edges,
+    ensure_bgr,
+    letterbox_view,
+    nms,
+    render_view,
+    tile_views,
+)
 
 
 def test_letterbox_roundtrip_and_padding():

@@ -1,5 +1,5 @@
 """Event derivation from successive stable table states (no video)."""
-from tableref.events import SeatState, TableCard, TableState, diff_states
+from tableref.live.events import SeatState, TableCard, TableState, diff_states
 
 P = ["Ana", "Beto", "Cris"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.layout import group_melds, order_left_to_right
-from vision.table_state import TableCard
-from vision.zones import default_zones
+from tableref.vision.layout import group_melds, order_left_to_right
+from tableref.vision.table_state import TableCard
+from tableref.vision.zones import default_zones
 
 W, H = 60.0, 85.0          # card size in table units
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tableref.ledger import Ledger, LedgerError
-from tableref.ledger_migrations import LATEST, MIGRATIONS, SchemaError, current_version, migrate
-from tableref.transfers import fewest_transfers
+from tableref.ledger.store import Ledger, LedgerError
+from tableref.ledger.migrations import LATEST, MIGRATIONS, SchemaError, current_version, migrate
+from tableref.ledger.transfers import fewest_transfers
 
 ROOT = Path(__file__).resolve().parents[1]
 SETUP = {"game": "desmoche", "players": ["Ana", "Beto", "Cris", "Dani"], "stake": 1, "point_value": 0.25}
@@ -335,7 +335,7 @@ def test_fewest_transfers_beats_plain_greedy():
 CHILD = textwrap.dedent("""
     import sys, time
     sys.path.insert(0, {root!r})
-    from tableref.ledger import Ledger
+    from tableref.ledger.store import Ledger
     led = Ledger({path!r})
     sid, resumed = led.resume_or_open({{"game": "desmoche", "players": ["Ana", "Beto", "Cris"]}})
     real_entry = led._entry

@@ -6,9 +6,9 @@ import sys
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from referee.errors import RefereeError
+from tableref.referee.errors import RefereeError
 from tableref.cli import main
-from tableref.requests_marriage import COMMANDS
+from tableref.rules_json.marriage import COMMANDS
 
 HAND = "10C JC QC 3S 4S 5S 6H 6H 6H 2D 2H JD 9S 10S JH QD KD JS 5H 5C 5S".split()
 

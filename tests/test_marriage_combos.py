@@ -1,9 +1,13 @@
 """Wild cards from the tiplu and the three-card combinations (seed examples first)."""
 import pytest
 
-from referee.cards import parse_card, parse_cards
-from referee.marriage import Wild, classify
-from referee.marriage.combos import is_partial_sequence_ranks, is_sequence_ranks, natural_kind
+from tableref.referee.cards import parse_card, parse_cards
+from tableref.referee.marriage import Wild, classify
+from tableref.referee.marriage.combos import (
+    is_partial_sequence_ranks,
+    is_sequence_ranks,
+    natural_kind,
+)
 
 JC = Wild(parse_card("JC"))
 
@@ -90,7 +94,7 @@ def test_reparse_keeps_kind():
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from referee.cards import Card, SUITS  # noqa: E402
+from tableref.referee.cards import Card, SUITS  # noqa: E402
 
 _SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 

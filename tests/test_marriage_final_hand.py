@@ -11,10 +11,10 @@ from collections import Counter
 
 from hypothesis import given, settings, strategies as st
 
-from referee.cards import SUITS, Card, parse_cards
-from referee.marriage import Wild, analyse_hand, classify, count_maal
-from referee.marriage.search import face_card
-from tableref.requests_marriage import settle_request
+from tableref.referee.cards import SUITS, Card, parse_cards
+from tableref.referee.marriage import Wild, analyse_hand, classify, count_maal
+from tableref.referee.marriage.search import face_card
+from tableref.rules_json.marriage import settle_request
 
 # seven natural tunnelas: no two of a rank, no two of a suit within two ranks (no sequences, no triplets)
 SEVEN_TUNNELAS = "2S 2S 2S 6S 6S 6S 10S 10S 10S 3H 3H 3H 7H 7H 7H 4D 4D 4D 8D 8D 8D".split()
@@ -117,7 +117,7 @@ def test_settle_counts_the_final_21():
 
 def test_settle_refuses_a_claim_counted_on_22():
     import pytest
-    from referee.errors import RefereeError
+    from tableref.referee.errors import RefereeError
     with pytest.raises(RefereeError) as e:
         settle_request({"winner": "p1", "tiplu": "JC", "players": [
             {"name": "p1", "hand": SEVEN_TUNNELAS + ["QC"], "maal": 2}, {"name": "p2", "maal": 4}]})

@@ -6,11 +6,11 @@ from itertools import combinations_with_replacement
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from referee.cards import Card, SUITS, parse_card, parse_cards
-from referee.errors import RefereeError
-from referee.marriage import Wild, analyse_hand, classify
-from referee.marriage.combos import natural_kind
-from referee.marriage.search import face_card, find_finish, pack
+from tableref.referee.cards import Card, SUITS, parse_card, parse_cards
+from tableref.referee.errors import RefereeError
+from tableref.referee.marriage import Wild, analyse_hand, classify
+from tableref.referee.marriage.combos import natural_kind
+from tableref.referee.marriage.search import face_card, find_finish, pack
 
 JC = parse_card("JC")
 

@@ -1,8 +1,8 @@
 """Maal counting (RULES.md table, every switch) and the itemisation."""
 import pytest
 
-from referee.cards import parse_cards
-from referee.marriage import analyse_hand, count_maal
+from tableref.referee.cards import parse_cards
+from tableref.referee.marriage import analyse_hand, count_maal
 
 T = "JC"  # poplu QC, jhiplu 10C, ordinary jokers JD JH JS, alter JS
 

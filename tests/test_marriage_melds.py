@@ -1,8 +1,8 @@
 """Laid-down melds at the table: verdicts with reasons, seeing the joker, going out."""
 import pytest
 
-from referee.errors import RefereeError
-from referee.marriage import check_melds
+from tableref.referee.errors import RefereeError
+from tableref.referee.marriage import check_melds
 
 
 def test_three_pure_shown_see_the_joker():

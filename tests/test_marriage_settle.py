@@ -2,8 +2,8 @@
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from referee.errors import RefereeError, SettingsError
-from referee.marriage import PlayerScore as P, build_rules, settle
+from tableref.referee.errors import RefereeError, SettingsError
+from tableref.referee.marriage import PlayerScore as P, build_rules, settle
 
 
 def test_seed_example_four_players():

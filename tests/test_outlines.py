@@ -8,9 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.assembly import IndexGeometry
-from vision.evaluation import table_background
-from vision.outlines import find_card_quads, index_boxes_for_quad, point_in_quad
+from tableref.vision.assembly import IndexGeometry
+from tableref.training.evaluation import table_background
+from tableref.vision.outlines import find_card_quads, index_boxes_for_quad, point_in_quad
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -73,8 +73,8 @@ def test_index_boxes_lie_in_the_card_corners():
 
 
 def test_only_outlines_without_a_confident_card_inside_are_read():
-    from vision.detector import CardRecognizer
-    from vision.types import DetectedCard
+    from tableref.vision.detector import CardRecognizer
+    from tableref.vision.types import DetectedCard
 
     def card(label, x, y, conf=0.9):
         return DetectedCard(label, conf, (x - 5, y - 8, x + 5, y + 8))

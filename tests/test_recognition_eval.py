@@ -1,9 +1,9 @@
-"""Matching rules of the recognition evaluation (vision.evaluation), on synthetic lists."""
+"""Matching rules of the recognition evaluation (tableref.training.evaluation), on synthetic lists."""
 from __future__ import annotations
 
 import pytest
 
-from vision.evaluation import DatasetError, Tally, Truth, load_rank_labels, match
+from tableref.training.evaluation import DatasetError, Tally, Truth, load_rank_labels, match
 
 
 def test_match_rank_level_rules():

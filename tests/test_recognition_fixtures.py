@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from tableref.cli import main
-from vision.evaluation import load_scene_labels, match
+from tableref.training.evaluation import load_scene_labels, match
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCENES = sorted(FIXTURES.glob("*.jpg"))
@@ -28,7 +28,7 @@ def truth(path):
 
 @pytest.fixture(scope="module")
 def recognizer():
-    from vision.detector import CardRecognizer
+    from tableref.vision.detector import CardRecognizer
 
     return CardRecognizer()
 
@@ -74,7 +74,7 @@ def test_observe_returns_frame_observation(recognizer):
 
 
 def test_blank_table_has_no_cards(recognizer):
-    from vision.evaluation import table_background
+    from tableref.training.evaluation import table_background
 
     assert recognizer.recognize(table_background(1280, 720, seed=2)) == []
 
@@ -108,7 +108,7 @@ def test_detect_table_lists_both_identical_kings(capsys):
 def test_a_video_keeps_the_enlarged_views_for_a_few_frames():
     import cv2
 
-    from vision.detector import CardRecognizer, RecognizerConfig
+    from tableref.vision.detector import CardRecognizer, RecognizerConfig
 
     cap = cv2.VideoCapture(str(Path(__file__).parent / "fixtures" / "table_clip" / "video.mp4"))
     n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))

@@ -11,11 +11,11 @@ import time
 import numpy as np
 import pytest
 
-from tableref.events import TableState
-from tableref.session import SessionError, TableSession
+from tableref.live.events import TableState
+from tableref.live.session import SessionError, TableSession
 from tableref.simulate.bots import play_desmoche, play_marriage
 from tableref.simulate.observations import script_observations
-from vision.types import FrameObservation
+from tableref.vision.types import FrameObservation
 
 P3 = ["Ana", "Beto", "Cris"]
 
@@ -117,7 +117,7 @@ def test_host_correction_rejudges():
     # the host says the misread third card is 5H
     tid = st.seats[0].melds[0][2].track_id
 
-    from vision.table_state import Meld, SeatState, StableTable, TableCard as VCard
+    from tableref.vision.table_state import Meld, SeatState, StableTable, TableCard as VCard
 
     def vc(c):
         return VCard(c.track_id, c.card, 0.9, (0, 0, 1, 1), (0, 0), (0, 0), "seat0")
@@ -276,8 +276,8 @@ def test_card_read_twice_uses_its_second_reading():
     """One pack: a card read twice is a misreading; the uncertain card's runner-up label is used."""
     from types import SimpleNamespace
 
-    from tableref.events import SeatState, TableCard
-    from tableref.repair import repair_duplicates
+    from tableref.live.events import SeatState, TableCard
+    from tableref.live.repair import repair_duplicates
 
     st = TableState([SeatState([[TableCard(1, "6H"), TableCard(2, "7H"), TableCard(3, "8H")]]),
                      SeatState([[TableCard(4, "6H"), TableCard(5, "6S"), TableCard(6, "6C")]])], [], 1.0)
@@ -297,7 +297,7 @@ def test_card_read_twice_uses_its_second_reading():
 @pytest.mark.parametrize("game,players", [("desmoche", P3), ("marriage", ["A", "B"])])
 def test_snapshot_gives_loose_cards_with_their_track_ids(game, players):
     """The host corrects a loose card by its track id, so the snapshot must carry it."""
-    from tableref.events import SeatState, TableCard
+    from tableref.live.events import SeatState, TableCard
 
     s = session(game=game, players=players)
     seats = [SeatState([], [TableCard(41, "7H"), TableCard(42, "KS")])] + [SeatState([]) for _ in players[1:]]

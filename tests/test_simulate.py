@@ -7,8 +7,8 @@ from pathlib import Path
 import cv2
 import pytest
 
-from referee.desmoche.melds import check_table
-from referee.marriage import analyse_hand
+from tableref.referee.desmoche.melds import check_table
+from tableref.referee.marriage import analyse_hand
 from tableref.simulate.bots import play_desmoche, play_marriage
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.sources import SourceError, open_source
+from tableref.vision.sources import SourceError, open_source
 
 
 def _jpeg(i: int) -> bytes:
@@ -272,7 +272,7 @@ class _FakeCapture:
 
 
 def test_webcam_unplugged_and_plugged_back(monkeypatch):
-    import vision.sources as sources
+    import tableref.vision.sources as sources
     monkeypatch.setattr(sources.cv2, "VideoCapture", _FakeCapture)
     _FakeCapture.plugged, _FakeCapture.opened = True, 0
     src = open_source("0", max_backoff=0.2)

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.tracking import RelativeSharpness, TableTracker, frame_sharpness
-from vision.types import DetectedCard, FrameObservation
-from vision.zones import default_zones
+from tableref.vision.tracking import RelativeSharpness, TableTracker, frame_sharpness
+from tableref.vision.types import DetectedCard, FrameObservation
+from tableref.vision.zones import default_zones
 
 FPS = 5.0
 FRAME = (1280, 720)
@@ -222,7 +222,7 @@ def test_time_going_backwards_starts_over():
 
 
 def test_calibrated_zones_use_table_coordinates():
-    from vision.zones import TableZones
+    from tableref.vision.zones import TableZones
     # image is the table seen with the camera's "up" on the table's left: rotate 90°
     H = np.array([[0, 1, 0], [-1, 0, 1280], [0, 0, 1]], dtype=float)     # image (x, y) -> table (y, 1280 - x)
     base = default_zones(4, (720, 1280))
@@ -358,7 +358,7 @@ def test_a_meld_laid_at_a_seat_corner_goes_to_the_seat_of_its_whole_card():
 
 
 def test_the_count_scan_counts_a_meld_at_a_seat_corner_for_the_seat_of_its_whole_card():
-    from tableref.scan import SeatScanner
+    from tableref.live.scan import SeatScanner
 
     zones = default_zones(3, FRAME)
     meld = [det_index("4C", 150, 600), det_index("4C", 175, 600), det_full("4C", 200, 600)]
@@ -386,7 +386,7 @@ def test_a_second_box_now_and_then_on_one_index_is_not_a_second_card():
 
 def test_the_count_scan_counts_a_card_read_in_a_quarter_of_the_frames():
     # an overlapped corner index read only now and then still counts; one misreading does not
-    from tableref.scan import SeatScanner
+    from tableref.live.scan import SeatScanner
 
     zones = default_zones(2, FRAME)
     scan = SeatScanner(zones, 2, window=8, stable_frames=2)
@@ -413,7 +413,7 @@ def _a_laid_down_hand(n: int = 21) -> list:
 
 def test_the_count_scan_fills_a_hand_with_a_card_read_now_and_then():
     # 20 cards are read in every frame; the 21st (an overlapped corner) in 2 frames of 11
-    from tableref.scan import SeatScanner
+    from tableref.live.scan import SeatScanner
 
     hand = _a_laid_down_hand()
     scan = SeatScanner(default_zones(2, FRAME), 2, window=11, stable_frames=2)
@@ -428,7 +428,7 @@ def test_the_count_scan_fills_a_hand_with_a_card_read_now_and_then():
 def test_the_count_scan_does_not_count_a_corner_read_twice_in_a_full_hand():
     # all 21 cards are read every frame; in a third of the frames a second box on one index
     # reads as another copy of that card: the seat still holds 21 cards
-    from tableref.scan import SeatScanner
+    from tableref.live.scan import SeatScanner
 
     hand = _a_laid_down_hand()
     ghost = det_index(hand[0].card, 184, 577)
@@ -443,7 +443,7 @@ def test_the_count_scan_does_not_count_a_corner_read_twice_in_a_full_hand():
 
 def test_the_count_scan_keeps_a_22nd_card_read_in_every_frame():
     # a hand of 22 read in every frame is reported as such (the referee judges it)
-    from tableref.scan import SeatScanner
+    from tableref.live.scan import SeatScanner
 
     hand = _a_laid_down_hand(22)
     scan = SeatScanner(default_zones(2, FRAME), 2, window=11, stable_frames=2)
@@ -484,7 +484,7 @@ def test_a_hand_over_a_whole_card_still_holds_up_publication():
 
 def test_the_count_scan_counts_no_card_more_than_three_times():
     # three packs: a fourth 9D (a misreading, in most frames) is not counted
-    from tableref.scan import SeatScanner
+    from tableref.live.scan import SeatScanner
 
     hand = _a_laid_down_hand(17) + [det_index("9D", 960, 580), det_index("9D", 982, 580), det_full("9D", 1004, 580)]
     ghost = det_index("9D", 1030, 660)

@@ -11,10 +11,10 @@ import re
 
 import pytest
 
-from tableref.ledger import Ledger
-from web.app import close_app, create_app
-from web.auth import PinThrottle
-from web.setup_form import all_switches
+from tableref.ledger.store import Ledger
+from tableref.web.app import close_app, create_app
+from tableref.web.auth import PinThrottle
+from tableref.web.setup_form import all_switches
 from web_fake_session import FakeSession
 
 PIN = "482913"
@@ -427,7 +427,7 @@ def test_languages(table):
 
 
 def test_spanish_covers_every_english_string():
-    from web.i18n import FOLDER
+    from tableref.web.i18n import FOLDER
 
     en = json.loads((FOLDER / "en.json").read_text())
     es = json.loads((FOLDER / "es.json").read_text())
@@ -436,7 +436,7 @@ def test_spanish_covers_every_english_string():
 
 # ---------------------------------------------------------------- with the real TableSession (states fed, no camera)
 def _real_app(tmp_path, game, players):
-    from tableref.session import TableSession
+    from tableref.live.session import TableSession
 
     session = TableSession(source="unused", game=game, players=players)
     ledger = Ledger(tmp_path / "real.sqlite3")
@@ -446,7 +446,7 @@ def _real_app(tmp_path, game, players):
 
 def _stable(state, players, t):
     """The vision tracker's StableTable for a TableState (as if the camera saw it)."""
-    from vision.table_state import Meld, SeatState, StableTable, TableCard as VCard
+    from tableref.vision.table_state import Meld, SeatState, StableTable, TableCard as VCard
 
     def vc(c, zone):
         return VCard(c.track_id, c.card, 0.9, (0, 0, 1, 1), (0, 0), (0, 0), zone)
@@ -457,7 +457,7 @@ def _stable(state, players, t):
 
 
 def test_real_session_desmoche_hand_reaches_scoreboard_verbatim(tmp_path):
-    from tableref.events import TableState
+    from tableref.live.events import TableState
 
     players = ["Ana", "Beto", "Cris"]
     app, session, ledger = _real_app(tmp_path, "desmoche", players)
@@ -505,7 +505,7 @@ def test_real_session_desmoche_hand_reaches_scoreboard_verbatim(tmp_path):
 
 
 def test_real_session_marriage_count_flow(tmp_path):
-    from tableref.events import TableState
+    from tableref.live.events import TableState
     from tableref.simulate.bots import play_marriage
 
     sc = play_marriage(7)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tableref.cli import build_parser
-from tableref.cli_web import build_setup
+from tableref.cli.web import build_setup
 
 ROOT = Path(__file__).resolve().parents[1]
 PIN = "975310"

@@ -7,8 +7,15 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.zones import (MarkerCalibrator, ZoneError, TableZones, calibrate_aruco, default_zones,
-                          detect_markers, render_marker_sheet)
+from tableref.vision.zones import (
+    MarkerCalibrator,
+    ZoneError,
+    TableZones,
+    calibrate_aruco,
+    default_zones,
+    detect_markers,
+    render_marker_sheet,
+)
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
@@ -193,7 +200,7 @@ def test_calibrator_combines_frames_where_different_markers_are_covered():
 def _calibrate(argv):
     import argparse
 
-    from tableref import cli_zones
+    from tableref.cli import zones as cli_zones
     parser = argparse.ArgumentParser()
     cli_zones.register(parser.add_subparsers())
     args = parser.parse_args(["calibrate", *argv])

@@ -1,4 +1,4 @@
-"""A small stand-in for tableref.session.TableSession, for testing the web API and ledger in isolation.
+"""A small stand-in for tableref.live.session.TableSession, for testing the web API and ledger in isolation.
 
 Only the tests use it; ``tableref serve`` and the browser test use the real session.
 """

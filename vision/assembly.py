@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from .types import DetectedCard
+from tableref.vision.types import DetectedCard
 
 
 # each corner of a pair must give the pair's card at least this probability: a misread corner

@@ -29,24 +29,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .assembly import IndexGeometry, IndexReading, assemble
-from .crops import CROP_MARGIN, CROP_SIZE, index_crop, to_classifier_input
-from .types import DetectedCard, FrameObservation
+from tableref.vision.assembly import IndexGeometry, IndexReading, assemble
+from tableref.vision.crops import CROP_MARGIN, CROP_SIZE, index_crop, to_classifier_input
+from tableref.vision.types import DetectedCard, FrameObservation
 
 PAD_VALUE = 114  # the grey Ultralytics pads letterboxed images with
 
 
 def default_models_dir() -> Path:
-    """The directory holding the committed models (the ``models`` package)."""
-    import importlib.util
+    """The directory holding the committed models (the ``tableref.models`` data package)."""
+    from tableref.models import MODELS_DIR
 
-    spec = importlib.util.find_spec("models")
-    if spec is not None and spec.submodule_search_locations:
-        for loc in spec.submodule_search_locations:
-            p = Path(loc)
-            if (p / "recognition.json").exists():
-                return p
-    return Path(__file__).resolve().parent.parent / "models"
+    return MODELS_DIR
 
 
 class ModelError(RuntimeError):
@@ -621,7 +615,7 @@ class CardRecognizer:
         several cards is a group of cards (a meld of identical cards, in Marriage,
         looks like one card outline with one value inside).
         """
-        from .outlines import find_card_quads, index_boxes_for_quad
+        from tableref.vision.outlines import find_card_quads, index_boxes_for_quad
 
         quads = find_card_quads(image)
         if known is not None:
@@ -668,7 +662,7 @@ class CardRecognizer:
     @staticmethod
     def outlines_to_read(quads: list, known: list[DetectedCard], min_confidence: float) -> list:
         """The card outlines worth reading: those holding no known card, or one too weak to report."""
-        from .outlines import point_in_quad
+        from tableref.vision.outlines import point_in_quad
 
         keep = []
         for q in quads:
@@ -681,7 +675,7 @@ class CardRecognizer:
     def _merge_outline_cards(cards: list[DetectedCard], outlined: list[DetectedCard],
                              min_confidence: float = 0.35) -> list[DetectedCard]:
         """One card per outline: what the index detector found inside it and the outline reading merge."""
-        from .outlines import point_in_quad
+        from tableref.vision.outlines import point_in_quad
 
         if not outlined:
             return cards

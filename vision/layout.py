@@ -41,8 +41,8 @@ import math
 import cv2
 import numpy as np
 
-from .table_state import Meld, TableCard
-from .zones import Zone
+from tableref.vision.table_state import Meld, TableCard
+from tableref.vision.zones import Zone
 
 GAP_FRAC = 0.25       # largest gap along a row, in card sizes, that still joins two cards
 ROW_FRAC = 0.40       # largest offset across a row, in card sizes, for cards "in line"

@@ -9,7 +9,7 @@ reconnects by itself with back-off (0.5 s, 1 s, 2 s … up to ``max_backoff``).
 
 Usage::
 
-    from vision.sources import open_source
+    from tableref.vision.sources import open_source
 
     with open_source("http://192.168.1.20:8080/video") as src:   # or "0", "clip.mp4", "frames/", "rtsp://…", "demo"
         while not src.ended:
@@ -45,11 +45,6 @@ IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 VIDEO_EXTS = (".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mjpeg", ".mjpg")
 STATES = ("connecting", "ok", "reconnecting", "stale", "ended", "error")
 
-#: Where ``open_source("demo")`` looks for the built-in demo clip (first that exists).
-DEMO_CANDIDATES = [
-    Path(__file__).resolve().parent.parent / "tableref" / "demo" / "desmoche.mp4",
-    Path(__file__).resolve().parent.parent / "tableref" / "demo" / "demo.mp4",
-]
 
 
 class SourceError(ValueError):
@@ -553,21 +548,16 @@ class MjpegSource(FrameSource):
 # ---------------------------------------------------------------------------------------
 # spec parsing
 # ---------------------------------------------------------------------------------------
-def demo_path() -> Path | None:
-    for p in DEMO_CANDIDATES:
-        if p.exists():
-            return p
-    return None
-
-
 def open_source(spec: str, *, realtime: bool = True, size: tuple[int, int] | None = (1280, 720),
-                fps: float = 5.0, start: bool = True, **kw) -> FrameSource:
+                fps: float = 5.0, start: bool = True, demo_clip: str | Path | None = None,
+                **kw) -> FrameSource:
     """Parse a source spec and return a (started) :class:`FrameSource`.
 
     ``"0"``/``"1"`` webcam index · ``"clip.mp4"`` video file · ``"frames/"``
     folder of images (at ``fps``) · ``"http://…"`` MJPEG stream or JPEG
     snapshot · ``"rtsp://…"`` (and other ``scheme://`` URLs) through FFmpeg ·
-    ``"demo"`` the built-in demo clip. ``size`` is the resolution asked of
+    ``"demo"`` the built-in demo clip (its path given as ``demo_clip`` by the caller: vision
+    knows no game and no installation layout). ``size`` is the resolution asked of
     webcams. Extra keyword arguments go to :class:`FrameSource`.
     Raises :class:`SourceError` for a spec that names nothing usable.
     """
@@ -575,10 +565,10 @@ def open_source(spec: str, *, realtime: bool = True, size: tuple[int, int] | Non
     if not spec:
         raise SourceError("empty source; give a camera number, a video file, a folder, a URL or 'demo'")
     if spec == "demo":
-        p = demo_path()
-        if p is None:
-            raise SourceError("the built-in demo clip is missing from this installation "
-                              f"(looked for {', '.join(str(c) for c in DEMO_CANDIDATES)})")
+        p = Path(demo_clip) if demo_clip else None
+        if p is None or not p.exists():
+            raise SourceError("the built-in demo clip is missing from this installation"
+                              + (f" (looked for {p})" if p else ""))
         src: FrameSource = CaptureSource(str(p), str(p), kind="demo", live=False, realtime=realtime, **kw)
     elif re.fullmatch(r"\d{1,2}", spec):
         src = CaptureSource(spec, int(spec), kind="camera", live=True, size=size, **kw)

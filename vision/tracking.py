@@ -2,8 +2,8 @@
 
 Usage (one call per analysed frame; pure, no I/O, a few ms per frame)::
 
-    from vision.zones import default_zones
-    from vision.tracking import TableTracker
+    from tableref.vision.zones import default_zones
+    from tableref.vision.tracking import TableTracker
 
     zones = default_zones(4, (1280, 720))
     tracker = TableTracker(zones)                 # stable_seconds=0.6 by default
@@ -65,10 +65,17 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from .layout import GAP_FRAC, ROW_FRAC, estimate_card_size, group_melds, pile_seat, piles
-from .table_state import SeatState, StableTable, TableCard
-from .types import DetectedCard, FrameObservation
-from .zones import TableZones
+from tableref.vision.layout import (
+    GAP_FRAC,
+    ROW_FRAC,
+    estimate_card_size,
+    group_melds,
+    pile_seat,
+    piles,
+)
+from tableref.vision.table_state import SeatState, StableTable, TableCard
+from tableref.vision.types import DetectedCard, FrameObservation
+from tableref.vision.zones import TableZones
 
 
 QUAD_KEEP_FRAMES = 3   # a covered card keeps an outline seen in at least this many frames

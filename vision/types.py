@@ -1,6 +1,6 @@
 """The data that flows out of ``vision``: per-frame observations of physical cards.
 
-These are the only types the table session (``tableref.session``) consumes from
+These are the only types the table session (``tableref.live.session``) consumes from
 vision. Coordinates are image pixels of the frame they came from.
 """
 from __future__ import annotations

@@ -7,12 +7,20 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, request, session as cookie
 
-from referee.cards import parse_card
-from referee.errors import RefereeError
+from tableref.referee.cards import parse_card
+from tableref.referee.errors import RefereeError
 
-from .auth import (check_pin, client_address, csrf_required, csrf_token, error, host_name, host_required,
-                   is_host)
-from .setup_form import SetupError, all_switches, validate_setup, validate_zones
+from tableref.web.auth import (
+    check_pin,
+    client_address,
+    csrf_required,
+    csrf_token,
+    error,
+    host_name,
+    host_required,
+    is_host,
+)
+from tableref.web.setup_form import SetupError, all_switches, validate_setup, validate_zones
 
 api = Blueprint("api", __name__, url_prefix="/api")
 

@@ -1,7 +1,7 @@
 """The Flask app factory: :func:`create_app(session, ledger, pin=...)`.
 
-``session`` is a :class:`tableref.session.TableSession` (or anything with the
-same methods), ``ledger`` a :class:`tableref.ledger.Ledger`. The app resumes the
+``session`` is a :class:`tableref.live.session.TableSession` (or anything with the
+same methods), ``ledger`` a :class:`tableref.ledger.store.Ledger`. The app resumes the
 ledger's open session (or opens one with the table's setup), records every hand
 the session decides (``session.on_hand_end``), and serves the pages
 (:mod:`web.pages`), the JSON API (:mod:`web.api`) and the live streams
@@ -16,8 +16,8 @@ import threading
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from .auth import PinThrottle, new_pin
-from .hub import EventHub
+from tableref.web.auth import PinThrottle, new_pin
+from tableref.web.hub import EventHub
 
 log = logging.getLogger("tableref.web")
 
@@ -106,9 +106,9 @@ def create_app(session, ledger, pin: str | None = None, *, session_id: int | Non
     if hasattr(session, "on_hand_end"):
         session.on_hand_end = ctx.on_hand_end
 
-    from .api import api
-    from .pages import pages
-    from .streams import streams
+    from tableref.web.api import api
+    from tableref.web.pages import pages
+    from tableref.web.streams import streams
 
     app.register_blueprint(api)
     app.register_blueprint(streams)

@@ -5,9 +5,9 @@ from urllib.parse import urlparse
 
 from flask import Blueprint, current_app, redirect, render_template, request
 
-from .auth import csrf_token, is_host
-from .i18n import LANGUAGES, pick_language, strings, translator
-from .setup_form import SEAT_RANGE, all_switches
+from tableref.web.auth import csrf_token, is_host
+from tableref.web.i18n import LANGUAGES, pick_language, strings, translator
+from tableref.web.setup_form import SEAT_RANGE, all_switches
 
 pages = Blueprint("pages", __name__, template_folder="templates", static_folder="static",
                   static_url_path="/static")

@@ -13,7 +13,7 @@ import math
 import re
 import typing
 
-from referee.errors import RefereeError
+from tableref.referee.errors import RefereeError
 
 SEAT_RANGE = {"desmoche": (2, 4), "marriage": (2, 5)}
 MAX_STAKE = 1_000_000
@@ -25,8 +25,8 @@ class SetupError(RefereeError):
 
 
 def _games():
-    from referee.desmoche.settings import DesmocheSettings, desmoche_settings
-    from referee.marriage.settings import MarriageRules, build_rules
+    from tableref.referee.desmoche.settings import DesmocheSettings, desmoche_settings
+    from tableref.referee.marriage.settings import MarriageRules, build_rules
 
     return {"desmoche": (DesmocheSettings, desmoche_settings), "marriage": (MarriageRules, build_rules)}
 

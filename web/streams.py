@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from flask import Blueprint, Response, current_app
 
-from .auth import error
+from tableref.web.auth import error
 
 streams = Blueprint("streams", __name__)
 KEEPALIVE_S = 15.0

@@ -7,8 +7,8 @@ table and whether it was legal), ``hand`` (the full hand as a state machine),
 pot carry-over, nets), ``table`` (the snapshot referee for the camera session),
 ``seats`` (seat order and direction of play).
 """
-from .settings import DesmocheSettings, desmoche_settings  # noqa: F401
-from .hand import DesmocheHand  # noqa: F401,E402
-from .melds import check_meld, check_table  # noqa: F401,E402
-from .settle import SideGame, settle_hand  # noqa: F401,E402
-from .table import TableReferee  # noqa: F401,E402
+from tableref.referee.desmoche.settings import DesmocheSettings, desmoche_settings  # noqa: F401
+from tableref.referee.desmoche.hand import DesmocheHand  # noqa: F401,E402
+from tableref.referee.desmoche.melds import check_meld, check_table  # noqa: F401,E402
+from tableref.referee.desmoche.settle import SideGame, settle_hand  # noqa: F401,E402
+from tableref.referee.desmoche.table import TableReferee  # noqa: F401,E402

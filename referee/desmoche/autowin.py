@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
-from referee.cards import Card
+from tableref.referee.cards import Card
 
-from .settings import DesmocheSettings
+from tableref.referee.desmoche.settings import DesmocheSettings
 
 KINDS = ("peladilla", "cuatro_cuerpos", "color")
 

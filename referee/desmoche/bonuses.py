@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from referee.cards import Card
+from tableref.referee.cards import Card
 
-from .melds import meld_kind
-from .settings import DesmocheSettings
+from tableref.referee.desmoche.melds import meld_kind
+from tableref.referee.desmoche.settings import DesmocheSettings
 
 
 @dataclass(frozen=True)

@@ -50,15 +50,15 @@ import random
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from referee.cards import Card, full_pack, parse_card, parse_cards
-from referee.errors import IllegalAction, RefereeError
+from tableref.referee.cards import Card, full_pack, parse_card, parse_cards
+from tableref.referee.errors import IllegalAction, RefereeError
 
-from . import autowin as aw
-from .melds import WIN_CARDS, can_extend, check_meld, meld_kind
-from .moves import diff_tables
-from .seats import check_seats, claim_order, next_player, play_order
-from .settings import DesmocheSettings, desmoche_settings
-from .settle import Settlement, SideGame, settle_hand
+from tableref.referee.desmoche import autowin as aw
+from tableref.referee.desmoche.melds import WIN_CARDS, can_extend, check_meld, meld_kind
+from tableref.referee.desmoche.moves import diff_tables
+from tableref.referee.desmoche.seats import check_seats, claim_order, next_player, play_order
+from tableref.referee.desmoche.settings import DesmocheSettings, desmoche_settings
+from tableref.referee.desmoche.settle import Settlement, SideGame, settle_hand
 
 HAND = 9
 

@@ -19,10 +19,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from referee.cards import Card, RANKS, format_cards, parse_cards
-from referee.errors import CardError
+from tableref.referee.cards import Card, RANKS, format_cards, parse_cards
+from tableref.referee.errors import CardError
 
-from .settings import DesmocheSettings
+from tableref.referee.desmoche.settings import DesmocheSettings
 
 MAX_RUN = 10
 WIN_CARDS = 10
@@ -198,7 +198,7 @@ def can_extend(meld: Sequence[Card], card: Card) -> bool:
 
 def extension_cards(meld: Sequence[Card]) -> list[Card]:
     """Every card that would extend ``meld``."""
-    from referee.cards import full_pack
+    from tableref.referee.cards import full_pack
     return [c for c in full_pack() if can_extend(meld, c)]
 
 

@@ -23,9 +23,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from referee.cards import Card
+from tableref.referee.cards import Card
 
-from .melds import meld_kind
+from tableref.referee.desmoche.melds import meld_kind
 
 Table = Mapping[str, Sequence[Sequence[Card]]]
 

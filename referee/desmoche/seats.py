@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from referee.errors import RefereeError
+from tableref.referee.errors import RefereeError
 
-from .settings import CLOCKWISE, DesmocheSettings
+from tableref.referee.desmoche.settings import CLOCKWISE, DesmocheSettings
 
 
 def next_player(seats: Sequence[str], player: str, settings: DesmocheSettings) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.settings import build_settings
+from tableref.referee.settings import build_settings
 
 COUNTER_CLOCKWISE = "counter_clockwise"
 CLOCKWISE = "clockwise"

@@ -22,14 +22,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from referee.cards import Card, format_cards
-from referee.errors import RefereeError
+from tableref.referee.cards import Card, format_cards
+from tableref.referee.errors import RefereeError
 
-from .bonuses import Bonus, bonuses
-from .melds import check_table
-from .seats import play_order
-from .settings import DesmocheSettings
-from .side_games import canonical_game, side_game_key, side_game_winner
+from tableref.referee.desmoche.bonuses import Bonus, bonuses
+from tableref.referee.desmoche.melds import check_table
+from tableref.referee.desmoche.seats import play_order
+from tableref.referee.desmoche.settings import DesmocheSettings
+from tableref.referee.desmoche.side_games import canonical_game, side_game_key, side_game_winner
 
 
 @dataclass

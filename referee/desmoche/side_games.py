@@ -30,9 +30,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Sequence
 
-from referee.cards import Card
+from tableref.referee.cards import Card
 
-from .settings import DesmocheSettings
+from tableref.referee.desmoche.settings import DesmocheSettings
 
 GAMES = ("oro", "corazon", "flor", "corazon_negro", "par_rojo", "par_negro",
          "dos_par_rojo", "dos_par_negro", "tres_cuerpos", "escalera")

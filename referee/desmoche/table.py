@@ -3,7 +3,7 @@
 Pure (no I/O, no clock). The session feeds it, after each stable view of the
 table, what lies face up in front of each player::
 
-    from referee.desmoche.table import TableReferee
+    from tableref.referee.desmoche.table import TableReferee
 
     ref = TableReferee(["ana", "ben", "cruz"],        # seats CLOCKWISE as seen from above
                        rules={"strict_order": "warn"},  # dict or DesmocheSettings; RULES.md defaults
@@ -63,14 +63,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from referee.cards import Card, parse_card
-from referee.errors import RefereeError
+from tableref.referee.cards import Card, parse_card
+from tableref.referee.errors import RefereeError
 
-from .melds import MeldVerdict, WIN_CARDS, check_meld, extension_cards, meld_kind
-from .moves import Change, diff_tables
-from .seats import check_seats
-from .settings import DesmocheSettings, desmoche_settings
-from .settle import Settlement, SideGame, settle_hand
+from tableref.referee.desmoche.melds import (
+    MeldVerdict,
+    WIN_CARDS,
+    check_meld,
+    extension_cards,
+    meld_kind,
+)
+from tableref.referee.desmoche.moves import Change, diff_tables
+from tableref.referee.desmoche.seats import check_seats
+from tableref.referee.desmoche.settings import DesmocheSettings, desmoche_settings
+from tableref.referee.desmoche.settle import Settlement, SideGame, settle_hand
 
 
 @dataclass

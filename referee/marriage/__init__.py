@@ -3,7 +3,7 @@
 Public API (pure functions; bad input raises :class:`referee.errors.RefereeError`
 with ``.field`` naming the offending input)::
 
-    from referee.marriage import analyse_hand, settle, PlayerScore, count_maal, build_rules
+    from tableref.referee.marriage import analyse_hand, settle, PlayerScore, count_maal, build_rules
 
     a = analyse_hand("JC", cards, exposed_tunnelas=(), seen=True, rules=None, players=None)
     a.can_see_joker   # three tunnelas/pure sequences (exposed tunnelas count), or 7 dublees
@@ -39,13 +39,13 @@ exposed tunnelas may be included in ``cards`` or given only in
 table size), when given, applies the ``dublee_min_players`` switch.
 Rules: :class:`MarriageRules` or a dict of switches (see ``docs/rules-marriage.md``).
 """
-from .analysis import HandAnalysis, analyse_hand
-from .combos import classify
-from .maal import Maal, MaalItem, count_maal
-from .melds import MeldsCheck, MeldVerdict, check_melds
-from .settings import MarriageRules, build_rules
-from .settle import PlayerScore, PlayerSettlement, Settlement, settle
-from .wild import Wild
+from tableref.referee.marriage.analysis import HandAnalysis, analyse_hand
+from tableref.referee.marriage.combos import classify
+from tableref.referee.marriage.maal import Maal, MaalItem, count_maal
+from tableref.referee.marriage.melds import MeldsCheck, MeldVerdict, check_melds
+from tableref.referee.marriage.settings import MarriageRules, build_rules
+from tableref.referee.marriage.settle import PlayerScore, PlayerSettlement, Settlement, settle
+from tableref.referee.marriage.wild import Wild
 
 __all__ = [
     "HandAnalysis", "analyse_hand", "classify", "check_melds", "MeldsCheck", "MeldVerdict", "Maal", "MaalItem", "count_maal", "MarriageRules",

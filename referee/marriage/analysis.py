@@ -5,13 +5,21 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ..cards import Card, check_copies, parse_card, parse_cards
-from ..errors import CardError, RefereeError
-from . import combos
-from .maal import Maal, count_maal
-from .search import count_dublees, face_card, face_index, find_finish, find_pure, materialise, pack
-from .settings import build_rules
-from .wild import Wild
+from tableref.referee.cards import Card, check_copies, parse_card, parse_cards
+from tableref.referee.errors import CardError, RefereeError
+from tableref.referee.marriage import combos
+from tableref.referee.marriage.maal import Maal, count_maal
+from tableref.referee.marriage.search import (
+    count_dublees,
+    face_card,
+    face_index,
+    find_finish,
+    find_pure,
+    materialise,
+    pack,
+)
+from tableref.referee.marriage.settings import build_rules
+from tableref.referee.marriage.wild import Wild
 
 HAND_SIZE = 21
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..cards import Card
-from .wild import Wild
+from tableref.referee.cards import Card
+from tableref.referee.marriage.wild import Wild
 
 TUNNELA = "tunnela"
 MARRIAGE = "marriage"

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from itertools import product
 from typing import Sequence
 
-from ..cards import Card, parse_card, parse_cards
-from .settings import MarriageRules, build_rules
-from .wild import Wild
+from tableref.referee.cards import Card, parse_card, parse_cards
+from tableref.referee.marriage.settings import MarriageRules, build_rules
+from tableref.referee.marriage.wild import Wild
 
 POPLU_JHIPLU = {0: 0, 1: 2, 2: 5, 3: 10}
 MARRIAGE_POINTS = {0: 0, 1: 10, 2: 30}

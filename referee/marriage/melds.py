@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ..cards import Card, check_copies, parse_card, parse_cards
-from . import combos
-from .wild import Wild
+from tableref.referee.cards import Card, check_copies, parse_card, parse_cards
+from tableref.referee.marriage import combos
+from tableref.referee.marriage.wild import Wild
 
 
 @dataclass

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Sequence
 
-from ..cards import Card, SUITS
-from .wild import Wild
+from tableref.referee.cards import Card, SUITS
+from tableref.referee.marriage.wild import Wild
 
 N_FACES = 52
 

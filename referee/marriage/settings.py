@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..errors import SettingsError
-from ..settings import build_settings
+from tableref.referee.errors import SettingsError
+from tableref.referee.settings import build_settings
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..errors import RefereeError
-from .settings import MarriageRules, build_rules
+from tableref.referee.errors import RefereeError
+from tableref.referee.marriage.settings import MarriageRules, build_rules
 
 SEEN_FEE = 3
 UNSEEN_FEE = 10

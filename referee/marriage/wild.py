@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..cards import Card, RED_SUITS, SUITS
+from tableref.referee.cards import Card, RED_SUITS, SUITS
 
 TIPLU, POPLU, JHIPLU, ORDINARY_JOKER = "tiplu", "poplu", "jhiplu", "ordinary_joker"
 

@@ -15,12 +15,12 @@ import itertools
 import random
 from dataclasses import dataclass, field
 
-from referee.cards import Card, format_cards, full_pack
-dm_autowin = importlib.import_module("referee.desmoche.autowin")  # (the package re-exports a function of that name)
-from referee.desmoche.melds import check_table, laid_order, meld_kind
-from referee.desmoche.seats import claim_order, next_player, play_order
-from referee.desmoche.settings import DesmocheSettings
-from referee.desmoche.settle import settle_hand
+from tableref.referee.cards import Card, format_cards, full_pack
+dm_autowin = importlib.import_module("tableref.referee.desmoche.autowin")  # (the package re-exports a function of that name)
+from tableref.referee.desmoche.melds import check_table, laid_order, meld_kind
+from tableref.referee.desmoche.seats import claim_order, next_player, play_order
+from tableref.referee.desmoche.settings import DesmocheSettings
+from tableref.referee.desmoche.settle import settle_hand
 
 NAMES = ["Ana", "Beto", "Cris", "Dani", "Eva"]
 
@@ -194,7 +194,7 @@ class DesmocheBot:
 def play_desmoche(seed: int, n_players: int | None = None, rules: dict | None = None,
                   stake: int = 1, max_turns: int = 200) -> Script:
     """Play one hand of Desmoche with bots; return the script and the truth."""
-    from referee.desmoche.settings import desmoche_settings
+    from tableref.referee.desmoche.settings import desmoche_settings
 
     settings = desmoche_settings(rules)
     rng = random.Random(seed)
@@ -337,9 +337,9 @@ def play_marriage(seed: int, n_players: int | None = None, rules: dict | None = 
     combinations each seen player showed, then every player laying down the rest
     of the hand for the count. Bots never expose tunnelas at the deal.
     """
-    from referee.marriage import PlayerScore, analyse_hand, settle
-    from referee.marriage.settings import build_rules
-    from referee.marriage.wild import Wild
+    from tableref.referee.marriage import PlayerScore, analyse_hand, settle
+    from tableref.referee.marriage.settings import build_rules
+    from tableref.referee.marriage.wild import Wild
 
     mrules = build_rules(rules)
     rng = random.Random(f"marriage-{seed}")

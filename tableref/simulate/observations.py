@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.types import DetectedCard, FrameObservation
+from tableref.vision.types import DetectedCard, FrameObservation
 
-from .render import FPS, FRAME_SIZE, StickyPlacer, TableLayout, _card_corners
+from tableref.simulate.render import FPS, FRAME_SIZE, StickyPlacer, TableLayout, _card_corners
 
 
 def script_observations(script, fps: float = FPS, hold: int | None = None, hidden: int | None = None,
@@ -26,7 +26,7 @@ def script_observations(script, fps: float = FPS, hold: int | None = None, hidde
     """
     import random as _random
 
-    from .render import RenderOptions
+    from tableref.simulate.render import RenderOptions
 
     o = RenderOptions()
     hidden = o.reach_frames + o.place_frames + o.leave_frames if hidden is None else hidden

@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.zones import default_zones, ray_to_rect
+from tableref.vision.zones import default_zones, ray_to_rect
 
 FRAME_SIZE = (1280, 720)
 FPS = 6.0
@@ -58,7 +58,7 @@ _DECK_CACHE: dict[str, tuple[dict, np.ndarray | None]] = {}
 def load_artwork(name: str):
     """(faces {card: BGRA}, back BGRA or None) for a deck, cached."""
     if name not in _DECK_CACHE:
-        from datasets import decks
+        from tableref.datasets import decks
 
         faces = decks.load_deck(name)
         try:
@@ -90,7 +90,7 @@ def make_table_background(rng: random.Random, w: int, h: int) -> np.ndarray:
     """The table surface, BGR uint8: felt, wood, plastic or cloth from the training-data generator."""
     nrng = np.random.default_rng(rng.randrange(2 ** 31))
     try:
-        from datasets import backgrounds as bgs
+        from tableref.datasets import backgrounds as bgs
 
         # table-like surfaces only (no brick walls): the generator's procedural kinds
         kinds = [(getattr(bgs, "_felt", None), 0.4), (getattr(bgs, "_wood", None), 0.35),

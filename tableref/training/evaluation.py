@@ -192,7 +192,7 @@ def evaluate_rank_photos(rec, directory, limit: int = 0, errors_dir: str | None 
 
 
 def _write_error_image(errors_dir, fn, img, cards, truths):
-    from tableref.cli_vision import draw_cards  # drawing lives with the CLI
+    from tableref.vision.drawing import draw_cards
 
     out = draw_cards(img, cards)
     for t in truths:
@@ -277,7 +277,7 @@ def render_synthetic_scenes(n: int, width: int = 1280, height: int = 720, seed: 
     Yields (name, image, truths).
     """
     try:
-        from datasets import scenes
+        from tableref.datasets import scenes
     except ImportError as exc:
         raise DatasetError(f"the scene renderer (datasets package) is unavailable: {exc}") from None
     pool = scenes.DeckPool()
@@ -421,7 +421,7 @@ def bench_frames(deck: str = "kennard-2color"):
     Needs the deck artwork (``datasets.decks``); returns [(name, image, truths)].
     """
     try:
-        from datasets import decks
+        from tableref.datasets import decks
     except ImportError as exc:
         raise DatasetError(f"the deck artwork (datasets package) is unavailable: {exc}") from None
     try:

@@ -4,7 +4,7 @@ The camera shows what lies face up in front of each player. After every stable
 view :class:`DesmocheHand` asks the referee (:class:`referee.desmoche.table.TableReferee`)
 for its verdicts and turns them into events:
 
-* descriptive events from :func:`tableref.events.diff_states` (``meld_laid``,
+* descriptive events from :func:`tableref.live.events.diff_states` (``meld_laid``,
   ``card_added``, ``card_moved``, ``card_taken``, ``card_removed``), each carrying
   the verdict on the meld it touched (``valid``, ``in_order``, ``kind``, ``reason``);
 * ``meld_invalid`` / ``out_of_order`` for a meld the referee refuses or warns about;
@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import importlib
 
-from referee.cards import parse_card
-dm_autowin = importlib.import_module("referee.desmoche.autowin")  # (the package re-exports a function of that name)
-from referee.desmoche.seats import play_order
-from referee.desmoche.table import TableReferee
-from referee.errors import RefereeError
+from tableref.referee.cards import parse_card
+dm_autowin = importlib.import_module("tableref.referee.desmoche.autowin")  # (the package re-exports a function of that name)
+from tableref.referee.desmoche.seats import play_order
+from tableref.referee.desmoche.table import TableReferee
+from tableref.referee.errors import RefereeError
 
-from .events import TableState, diff_states, make_event as _ev
+from tableref.live.events import TableState, diff_states, make_event as _ev
 
 HAND_SIZE = 9
 

@@ -14,7 +14,7 @@ the least-supported counts while it is over (a corner read twice); see
 (three packs): the copy read in the fewest frames goes. A hand passing over or a
 one-frame misreading does not change the result. When the per-seat multisets have not
 changed for ``stable_frames`` analysed frames, :meth:`SeatScanner.update`
-returns them as a :class:`tableref.events.TableState` (one loose card per
+returns them as a :class:`tableref.live.events.TableState` (one loose card per
 physical card, ids negative so they never collide with tracker ids).
 
 It complements the tracker (which gives the melds for display) and is what the
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 
-from .events import SeatState, TableCard, TableState
+from tableref.live.events import SeatState, TableCard, TableState
 
 
 SEEN_QUANTILE = 0.75
@@ -71,7 +71,7 @@ class SeatScanner:
         is not split between two players (a seat wins over the centre)."""
         import numpy as np
 
-        from vision.layout import pile_seat, piles
+        from tableref.vision.layout import pile_seat, piles
 
         own: list[int | None] = []
         for d in cards:

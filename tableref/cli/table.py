@@ -94,7 +94,7 @@ def _line(ev: dict, as_json: bool) -> str:
 
 
 def cmd_watch(args) -> int:
-    from .session import SessionError, TableSession, demo_setup
+    from tableref.live.session import SessionError, TableSession, demo_setup
 
     try:
         rules = _rules(args.rules)
@@ -112,7 +112,7 @@ def cmd_watch(args) -> int:
         return _err(f"--players names {len(players)} players but --seats says {seats}")
     zones = None
     if args.zones:
-        from vision.zones import TableZones, ZoneError
+        from tableref.vision.zones import TableZones, ZoneError
 
         try:
             zones = TableZones.load(args.zones)
@@ -126,7 +126,7 @@ def cmd_watch(args) -> int:
     except SessionError as exc:
         return _err(str(exc))
     if args.source != "demo":
-        from vision.sources import SourceError, open_source
+        from tableref.vision.sources import SourceError, open_source
 
         try:   # a clear error for a spec that names nothing, before starting
             open_source(args.source, start=False)
@@ -183,8 +183,8 @@ def cmd_watch(args) -> int:
 
 
 def cmd_simulate(args) -> int:
-    from .simulate.bots import play_desmoche, play_marriage
-    from .simulate.render import RenderOptions, render_script
+    from tableref.simulate.bots import play_desmoche, play_marriage
+    from tableref.simulate.render import RenderOptions, render_script
 
     try:
         rules = _rules(args.rules)
@@ -194,7 +194,7 @@ def cmd_simulate(args) -> int:
         lo, hi = (2, 4) if args.game == "desmoche" else (2, 5)
         if not lo <= args.players <= hi:
             return _err(f"{args.game} is played by {lo} to {hi} players")
-    from referee.errors import RefereeError
+    from tableref.referee.errors import RefereeError
 
     try:
         if args.game == "desmoche":
@@ -219,7 +219,7 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_markers(args) -> int:
-    from vision.zones import ZoneError, render_marker_sheet
+    from tableref.vision.zones import ZoneError, render_marker_sheet
 
     try:
         render_marker_sheet(args.out, page=args.page)

@@ -70,7 +70,7 @@ def build_setup(args, resumed: dict | None) -> tuple[dict, bool]:
 
     Returns ``(setup, changed)`` where ``changed`` says the command line changed a resumed setup.
     """
-    from tableref.session import demo_setup
+    from tableref.live.session import demo_setup
 
     base = dict(resumed or {})
     given = {}
@@ -97,7 +97,7 @@ def build_setup(args, resumed: dict | None) -> tuple[dict, bool]:
         demo = demo_setup(setup["game"]) if setup["source"] == "demo" else {}
         n = setup.get("seats") or demo.get("seats") or len(demo.get("players") or []) or 4
         names = list(demo.get("players") or [])[:n]
-        from tableref.session import DEFAULT_NAMES
+        from tableref.live.session import DEFAULT_NAMES
 
         names += [x for x in DEFAULT_NAMES if x not in names][: n - len(names)]
         setup["players"] = names
@@ -113,10 +113,10 @@ def build_setup(args, resumed: dict | None) -> tuple[dict, bool]:
 def run(args) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
-    from tableref.ledger import Ledger, LedgerError, SchemaError, default_path
-    from tableref.session import SessionError, TableSession
-    from web.app import close_app, create_app
-    from web.setup_form import SetupError, validate_setup
+    from tableref.ledger.store import Ledger, LedgerError, SchemaError, default_path
+    from tableref.live.session import SessionError, TableSession
+    from tableref.web.app import close_app, create_app
+    from tableref.web.setup_form import SetupError, validate_setup
 
     if not 1 <= args.port <= 65535:
         return _fail(f"--port must be 1-65535, got {args.port}")

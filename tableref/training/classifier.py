@@ -20,11 +20,14 @@ import shutil
 import time
 from pathlib import Path
 
+from tableref.models import MODELS_DIR
+
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-MODELS = ROOT / "models"
+# The repository root (an editable install: models/ lies at its top; runs/ goes beside it).
+ROOT = MODELS_DIR.parent
+MODELS = MODELS_DIR
 RUNS = ROOT / "runs"
 CLASSIFIER_ONNX = "index_classifier.onnx"
 
@@ -279,7 +282,7 @@ def export_classifier(net, out: Path | None = None) -> Path:
                       dynamic_axes={"images": {0: "batch"}, "probs": {0: "batch"}}, opset_version=17,
                       dynamo=False)
     shutil.move(tmp, out)
-    from .recognition_meta import update_meta
+    from tableref.training.meta import update_meta
 
     update_meta(classifier={"file": out.name, "imgsz": SIZE, "margin": 0.15, "names": CLASS_NAMES,
                             "input": "N,3,64,64 float32 RGB 0..1 (vision.crops.to_classifier_input)",

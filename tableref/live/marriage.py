@@ -22,9 +22,9 @@ laid-down hand; the host enters them (``finish_hand(exposed={player: [[...]]})``
 """
 from __future__ import annotations
 
-from referee.errors import RefereeError
+from tableref.referee.errors import RefereeError
 
-from .events import TableState, diff_states, make_event as _ev
+from tableref.live.events import TableState, diff_states, make_event as _ev
 
 HAND_SIZES = (21, 22)
 
@@ -33,7 +33,7 @@ class MarriageHand:
     game = "marriage"
 
     def __init__(self, players: list[str], rules=None, hand_no: int = 1, auto_finish: bool = True):
-        from referee.marriage import build_rules
+        from tableref.referee.marriage import build_rules
 
         self.players = list(players)
         self.rules = build_rules(rules or {})
@@ -69,7 +69,7 @@ class MarriageHand:
         return events + self._judge(state)
 
     def observe_scan(self, scan: TableState) -> list[dict]:
-        """A stable per-seat scan (:class:`tableref.scan.SeatScanner`): what the count is decided on."""
+        """A stable per-seat scan (:class:`tableref.live.scan.SeatScanner`): what the count is decided on."""
         if self.result is not None:
             return []
         self.count_state = scan
@@ -97,7 +97,7 @@ class MarriageHand:
         return events
 
     def _count(self, t: float) -> list[dict]:
-        from referee.marriage import analyse_hand
+        from tableref.referee.marriage import analyse_hand
 
         events = []
         for s, p in enumerate(self.players):
@@ -166,7 +166,7 @@ class MarriageHand:
         return self._settle(t, winner)
 
     def _settle(self, t: float, winner: str) -> list[dict]:
-        from referee.marriage import PlayerScore, settle
+        from tableref.referee.marriage import PlayerScore, settle
 
         scores = []
         for p in self.players:
@@ -214,7 +214,7 @@ class MarriageHand:
     def finish(self, tiplu: str | None = None, winner: str | None = None, seen: dict | None = None,
                exposed: dict | None = None, **_ignored) -> dict:
         """The host confirms the count: tiplu, winner, seen/unseen, exposed tunnelas."""
-        from referee.cards import parse_card
+        from tableref.referee.cards import parse_card
 
         if self.result is not None:
             return self.result

@@ -44,8 +44,10 @@ def _err(msg: str) -> int:
 def cmd_calibrate(args) -> int:
     import cv2
 
-    from vision.sources import SourceError, open_source
-    from vision.zones import MarkerCalibrator, ZoneError, default_zones
+    from tableref.vision.sources import SourceError, open_source
+
+    from tableref.live.session import demo_clip
+    from tableref.vision.zones import MarkerCalibrator, ZoneError, default_zones
 
     if not 2 <= args.seats <= 5:
         return _err("--seats must be between 2 and 5")
@@ -54,7 +56,7 @@ def cmd_calibrate(args) -> int:
         return _err(f"--players names {len(names)} players but --seats is {args.seats}")
     try:
         cal = MarkerCalibrator(args.seats, table_size=tuple(args.table_size), names=names)
-        src = open_source(args.source, realtime=False)
+        src = open_source(args.source, realtime=False, demo_clip=demo_clip())
     except (SourceError, ZoneError) as exc:
         return _err(str(exc))
     zones, image = None, None

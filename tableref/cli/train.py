@@ -14,7 +14,9 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tableref.models import MODELS_DIR
+
+ROOT = MODELS_DIR.parent  # the repository root in an editable install (training is a developer task)
 DEFAULT_BUILD = ROOT / "datasets" / "build"
 
 
@@ -22,7 +24,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("dataset", help="build the synthetic training data")
     sub = p.add_subparsers(dest="dataset_command", metavar="ACTION")
     b = sub.add_parser("build", help="render card scenes into a YOLO dataset and a classifier crop set")
-    from datasets.build import add_arguments
+    from tableref.datasets.build import add_arguments
 
     add_arguments(b)
     b.set_defaults(func=_dataset_build)
@@ -71,7 +73,7 @@ def _need_train_extra() -> bool:
 
 
 def _dataset_build(a) -> int:
-    from datasets.build import run_from_args
+    from tableref.datasets.build import run_from_args
 
     return run_from_args(a)
 
@@ -94,7 +96,7 @@ def _run_training(a, train) -> int:
 
 def _train_detector(a) -> int:
     def train():
-        from .train_detector import train_detector
+        from tableref.training.detector import train_detector
 
         return train_detector(a.data, epochs=a.epochs, imgsz=a.imgsz, batch=a.batch, resume=a.resume, name=a.name,
                               threads=a.threads, export_imgsz=a.export_imgsz, model_cfg=a.model, init=a.init,
@@ -104,7 +106,7 @@ def _train_detector(a) -> int:
 
 def _train_classifier(a) -> int:
     def train():
-        from .train_classifier import train_classifier
+        from tableref.training.classifier import train_classifier
 
         return train_classifier(a.data, epochs=a.epochs, batch=a.batch, lr=a.lr, resume=a.resume, name=a.name,
                                 threads=a.threads, init=a.init)
@@ -115,7 +117,7 @@ def _export(a) -> int:
     if not _need_train_extra():
         return 1
     if a.model == "detector":
-        from .train_detector import RUNS, export_detector
+        from tableref.training.detector import RUNS, export_detector
 
         w = Path(a.weights or RUNS / "detector" / "weights" / "best.pt")
         if not w.exists():
@@ -123,7 +125,7 @@ def _export(a) -> int:
             return 1
         print(export_detector(w, a.imgsz))
         return 0
-    from .train_classifier import RUNS, build_net, export_classifier, load_weights
+    from tableref.training.classifier import RUNS, build_net, export_classifier, load_weights
 
     w = Path(a.weights or RUNS / "classifier" / "best.pt")
     if not w.exists():

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from referee.cards import parse_card, parse_cards
-from referee.errors import RefereeError
-from referee.marriage import PlayerScore, analyse_hand, build_rules, count_maal, settle
-from referee.marriage.analysis import check_hand_cards, parse_tunnelas
+from tableref.referee.cards import parse_card, parse_cards
+from tableref.referee.errors import RefereeError
+from tableref.referee.marriage import PlayerScore, analyse_hand, build_rules, count_maal, settle
+from tableref.referee.marriage.analysis import check_hand_cards, parse_tunnelas
 
 
 def _bool(request: dict, key: str, default: bool, field: str | None = None) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
-from referee.errors import RefereeError
+from tableref.referee.errors import RefereeError
 
 EXIT_BAD_INPUT = 2
 

@@ -12,12 +12,12 @@ import sys
 
 # (module, commands it provides) -- keep in sync with each module's register().
 COMMAND_MODULES = [
-    "tableref.cli_referee",   # marriage ..., desmoche ...
-    "tableref.cli_train",     # dataset, train (training-data generator and model training)
-    "tableref.cli_vision",    # detect, evaluate, bench-detect
-    "tableref.cli_table",     # watch, simulate, markers
-    "tableref.cli_zones",     # calibrate
-    "tableref.cli_web",       # serve
+    "tableref.cli.rules",   # marriage ..., desmoche ...
+    "tableref.cli.train",     # dataset, train (training-data generator and model training)
+    "tableref.cli.vision",    # detect, evaluate, bench-detect
+    "tableref.cli.table",     # watch, simulate, markers
+    "tableref.cli.zones",     # calibrate
+    "tableref.cli.web",       # serve
 ]
 
 
@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tableref",
         description="Referee and scorekeeper for Desmoche and Marriage played with real cards.",
     )
-    from . import __version__
+    from tableref import __version__
 
     parser.add_argument("--version", action="version", version=f"tableref {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -3,7 +3,7 @@
 Design (see also ``docs/web.md``):
 
 * One SQLite file, WAL journal, ``synchronous=FULL``, foreign keys on, schema
-  versioned by :mod:`tableref.ledger_migrations`.
+  versioned by :mod:`tableref.ledger.migrations`.
 * An append-only journal. Every change is one ``entries`` row with who / when /
   why (``kind`` is ``session_open``, ``setup``, ``hand``, ``hand_correction``,
   ``card_correction``, ``undo`` or ``session_close``). Money moves only as
@@ -33,10 +33,10 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from referee.errors import RefereeError
+from tableref.referee.errors import RefereeError
 
-from .ledger_migrations import LATEST, SchemaError, migrate
-from .transfers import fewest_transfers
+from tableref.ledger.migrations import LATEST, SchemaError, migrate
+from tableref.ledger.transfers import fewest_transfers
 
 GAMES = ("desmoche", "marriage")
 POT = "(pot)"  # the account of a Desmoche pot carried over to a later hand; never a player's name
@@ -500,7 +500,7 @@ class Ledger:
         return out
 
     def transfers(self, session_id: int) -> list[dict]:
-        """The fewest transfers settling the balances (see :mod:`tableref.transfers`)."""
+        """The fewest transfers settling the balances (see :mod:`tableref.ledger.transfers`)."""
         pv = float(self.setup(session_id).get("point_value") or 0.0)
         out = fewest_transfers(self.balances(session_id))
         for t in out:

@@ -19,9 +19,11 @@
     models cannot be loaded.
 
 ``tableref evaluate`` and ``tableref bench-detect`` run the evaluation and the
-speed benchmark (see ``vision.evaluation``).
+speed benchmark (see ``tableref.training.evaluation``).
 """
 from __future__ import annotations
+
+from tableref.vision.drawing import draw_cards
 
 import json
 import os
@@ -54,7 +56,7 @@ def register(sub) -> None:
                    help="real photos with labels.csv (whole-card boxes, rank words); repeatable")
     e.add_argument("--synthetic", metavar="DIR", action="append", default=[],
                    help="labelled scenes: images with a <stem>.json card list beside them or in cards/ "
-                        "(see vision.evaluation.scene_dir_pairs); repeatable")
+                        "(see tableref.training.evaluation.scene_dir_pairs); repeatable")
     e.add_argument("--render", type=int, default=0, metavar="N",
                    help="also render N synthetic scenes (1280x720) with the training-data renderer, "
                         "on seeds the training set does not use, and score them at card level")
@@ -118,35 +120,6 @@ def annotate_path(out: str, image: str, several: bool) -> str:
     return str(o.with_name(f"{o.stem}_{Path(image).stem}{suffix}"))
 
 
-def draw_cards(image, cards):
-    """A copy of ``image`` with each card's quad (or box) and label drawn."""
-    import cv2
-    import numpy as np
-
-    out = image.copy()
-    h, w = out.shape[:2]
-    thick = max(2, int(round(max(h, w) / 500)))
-    font = max(0.5, max(h, w) / 1400)
-    for c in cards:
-        color = (0, 200, 0) if c.confidence >= 0.7 else (0, 200, 255)
-        if c.quad:
-            pts = np.array(c.quad, dtype=np.int32).reshape(-1, 1, 2)
-            cv2.polylines(out, [pts], True, color, thick, cv2.LINE_AA)
-        else:
-            x1, y1, x2, y2 = (int(round(v)) for v in c.box)
-            cv2.rectangle(out, (x1, y1), (x2, y2), color, thick, cv2.LINE_AA)
-        for b in c.indices:
-            x1, y1, x2, y2 = (int(round(v)) for v in b)
-            cv2.rectangle(out, (x1, y1), (x2, y2), (255, 120, 0), max(1, thick // 2), cv2.LINE_AA)
-        label = f"{c.card} {c.confidence:.2f}"
-        cx, cy = c.centre
-        (tw, th), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font, thick)
-        org = (int(min(max(0, cx - tw / 2), w - tw)), int(min(max(th + 2, cy), h - 2)))
-        cv2.rectangle(out, (org[0] - 2, org[1] - th - 2), (org[0] + tw + 2, org[1] + base), (0, 0, 0), -1)
-        cv2.putText(out, label, org, cv2.FONT_HERSHEY_SIMPLEX, font, color, thick, cv2.LINE_AA)
-    return out
-
-
 def write_image(path: str, image) -> None:
     import cv2
 
@@ -162,7 +135,7 @@ def load_recognizer(models: str | None, threads: int = 2, min_confidence: float 
                     precision: str = "auto"):
     """A CardRecognizer, or print a clear message and return None."""
     try:
-        from vision.detector import CardRecognizer, ModelError, RecognizerConfig
+        from tableref.vision.detector import CardRecognizer, ModelError, RecognizerConfig
     except ImportError as exc:  # e.g. onnxruntime missing
         print(f"error: card recognition is unavailable: {exc}", file=sys.stderr)
         return None
@@ -232,7 +205,7 @@ def run_detect(args) -> int:
 
 
 def run_evaluate(args) -> int:
-    from vision import evaluation
+    from tableref.training import evaluation
 
     if not args.real and not args.synthetic and not args.render:
         default_real = Path(__file__).resolve().parents[2] / "shared" / "data" / "real-photos-rank-only"
@@ -266,7 +239,7 @@ def run_evaluate(args) -> int:
 
 
 def run_bench(args) -> int:
-    from vision import evaluation
+    from tableref.training import evaluation
 
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     rec = load_recognizer(args.models, args.threads, precision=args.precision)

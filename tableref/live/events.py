@@ -15,7 +15,7 @@ between two successive states into descriptive events:
 ``centre_changed`` the face-up cards of the centre zone changed
 
 Judging (valid? illegal? winner?) is not done here but by the referee; see
-:mod:`tableref.hand_desmoche` and :mod:`tableref.hand_marriage`.
+:mod:`tableref.live.desmoche` and :mod:`tableref.live.marriage`.
 
 Identity of a physical card: its ``track_id`` from the tracker. Where a card's
 track was lost and found again under a new id, a card of the same label that

@@ -16,14 +16,17 @@ import json
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-META = ROOT / "models" / "recognition.json"
+from tableref.models import MODELS_DIR
+
+# The repository root (an editable install: models/ lies at its top; runs/ goes beside it).
+ROOT = MODELS_DIR.parent
+META = MODELS_DIR / "recognition.json"
 
 
 def index_geometry(deck_names: list[str] | None = None) -> dict:
     """Index position on the card, median per deck and mean over decks (relative to width/height)."""
     import numpy as np
-    from datasets import decks
+    from tableref.datasets import decks
 
     names = deck_names or decks.available_decks()
     per = {}

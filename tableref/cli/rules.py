@@ -2,18 +2,18 @@
 
 Each reads one JSON request from a file or ``-`` (stdin) and prints one JSON
 response. Bad input exits with status 2 and ``{"error": ...}``.
-The request handlers live in ``tableref.requests_marriage`` and
-``tableref.requests_desmoche``.
+The request handlers live in ``tableref.rules_json.marriage`` and
+``tableref.rules_json.desmoche``.
 """
 from __future__ import annotations
 
 import importlib
 
-from .jsonio import run_json_command
+from tableref.rules_json.jsonio import run_json_command
 
 GAMES = {
-    "marriage": ("tableref.requests_marriage", "Marriage (Matrimonio), three packs"),
-    "desmoche": ("tableref.requests_desmoche", "Desmoche, one pack"),
+    "marriage": ("tableref.rules_json.marriage", "Marriage (Matrimonio), three packs"),
+    "desmoche": ("tableref.rules_json.desmoche", "Desmoche, one pack"),
 }
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
-from .events import SeatState, TableCard, TableState
+from tableref.live.events import SeatState, TableCard, TableState
 
 MIN_SHARE = 0.2          # a runner-up label must have at least this share of the card's votes
 

@@ -5,8 +5,8 @@ run. A background thread reads the newest frame of the source
 (:func:`vision.sources.open_source`), recognises the face-up cards
 (:class:`vision.detector.CardRecognizer`), follows them and publishes a stable
 table (:class:`vision.tracking.TableTracker`), and hands every new stable table
-to the game's hand referee (:class:`tableref.hand_desmoche.DesmocheHand` or
-:class:`tableref.hand_marriage.MarriageHand`), which turns it into events with
+to the game's hand referee (:class:`tableref.live.desmoche.DesmocheHand` or
+:class:`tableref.live.marriage.MarriageHand`), which turns it into events with
 the referee's verdicts.
 
 Everything that changes is an *event* (a dict with ``"type"``, ``"t"`` and a
@@ -40,9 +40,9 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from referee.errors import RefereeError
+from tableref.referee.errors import RefereeError
 
-from .events import SeatState, TableCard, TableState
+from tableref.live.events import SeatState, TableCard, TableState
 
 GAMES = ("desmoche", "marriage")
 DEFAULT_NAMES = ["Ana", "Beto", "Cris", "Dani", "Eva"]
@@ -86,7 +86,7 @@ def resolve_source(spec: str, game: str) -> str:
 
 
 def state_from_stable(table, n_seats: int, corrections: dict[int, str | None] | None = None) -> TableState:
-    """Convert a :class:`vision.table_state.StableTable` into a :class:`tableref.events.TableState`.
+    """Convert a :class:`vision.table_state.StableTable` into a :class:`tableref.live.events.TableState`.
 
     ``corrections`` maps a track id to the host's label (None: not a card, dropped).
     """
@@ -181,11 +181,11 @@ class TableSession:
         # validate the house rules now (a clear error, not a crash later)
         try:
             if game == "desmoche":
-                from referee.desmoche.settings import desmoche_settings
+                from tableref.referee.desmoche.settings import desmoche_settings
 
                 desmoche_settings(rules)
             else:
-                from referee.marriage import build_rules
+                from tableref.referee.marriage import build_rules
 
                 build_rules(rules)
         except RefereeError as exc:
@@ -201,12 +201,12 @@ class TableSession:
     def _new_hand(self) -> None:
         self.hand_no += 1
         if self.game == "desmoche":
-            from .hand_desmoche import DesmocheHand
+            from tableref.live.desmoche import DesmocheHand
 
             self.hand = DesmocheHand(self.players, rules=self.rules, stake=self.stake, pot_carried=self.pot,
                                      hand_no=self.hand_no)
         else:
-            from .hand_marriage import MarriageHand
+            from tableref.live.marriage import MarriageHand
 
             self.hand = MarriageHand(self.players, rules=self.rules, hand_no=self.hand_no,
                                      auto_finish=self.auto_finish)
@@ -318,7 +318,7 @@ class TableSession:
             state = state_from_stable(table, self.n_seats, self._corrections)
             if self.game == "desmoche" and self._tracker is not None:
                 # one pack: a card read twice is a misreading; try the cards' second readings
-                from .repair import repair_duplicates
+                from tableref.live.repair import repair_duplicates
 
                 state, notes = repair_duplicates(state, self._tracker)
                 for n in notes:
@@ -341,7 +341,7 @@ class TableSession:
         if self.game != "marriage" or self.zones is None:
             return []
         if self._scanner is None or self._scanner.zones is not self.zones:
-            from .scan import SeatScanner
+            from tableref.live.scan import SeatScanner
 
             self._scanner = SeatScanner(self.zones, self.n_seats)
         scan = self._scanner.update(obs)
@@ -373,7 +373,7 @@ class TableSession:
 
         Raises :class:`KeyError` if no card with that id is on the table, :class:`SessionError`
         for a card that cannot be parsed."""
-        from referee.cards import parse_card
+        from tableref.referee.cards import parse_card
 
         try:
             track_id = int(track_id)
@@ -425,14 +425,14 @@ class TableSession:
     # ------------------------------------------------------------------ the camera loop
     def _ensure_tracker(self, frame_size):
         if self._tracker is None:
-            from vision.tracking import TableTracker
+            from tableref.vision.tracking import TableTracker
 
             self.zones = self._make_zones(frame_size)
             self._tracker = TableTracker(self.zones, **self._tracker_options)
         return self._tracker
 
     def _make_zones(self, frame_size):
-        from vision.zones import TableZones, default_zones
+        from tableref.vision.zones import TableZones, default_zones
 
         z = self._zones_arg
         if z is None:
@@ -451,7 +451,7 @@ class TableSession:
         if self._recognizer is None:
             import os
 
-            from vision.detector import CardRecognizer, RecognizerConfig
+            from tableref.vision.detector import CardRecognizer, RecognizerConfig
 
             threads = int(os.environ.get("TABLEREF_ORT_THREADS", "2") or 2)
             # a fixed camera: the enlarged views that read the table are chosen anew once a
@@ -503,7 +503,7 @@ class TableSession:
                         "cards": [], "status": status, "text": f"camera {status}: {message}"})
 
     def _open_source(self):
-        from vision.sources import SourceError, open_source
+        from tableref.vision.sources import SourceError, open_source
 
         spec = resolve_source(self.source, self.game) if self.source == "demo" else self.source
         try:
@@ -595,7 +595,7 @@ class TableSession:
         return self._jpeg
 
     def _annotate(self, image: np.ndarray, obs, tracker) -> bytes | None:
-        from .overlay import annotate
+        from tableref.live.overlay import annotate
 
         try:
             with self._lock:

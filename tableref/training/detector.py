@@ -18,8 +18,11 @@ import shutil
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-MODELS = ROOT / "models"
+from tableref.models import MODELS_DIR
+
+# The repository root (an editable install: models/ lies at its top; runs/ goes beside it).
+ROOT = MODELS_DIR.parent
+MODELS = MODELS_DIR
 RUNS = ROOT / "runs"
 DETECTOR_ONNX = "index_detector.onnx"
 TRAIN_IMGSZ = 320
@@ -118,7 +121,7 @@ def export_detector(weights: Path | str, imgsz: int = EXPORT_IMGSZ) -> Path:
     MODELS.mkdir(exist_ok=True)
     dst = MODELS / DETECTOR_ONNX
     shutil.copy(out, dst)
-    from .recognition_meta import load_meta, update_meta
+    from tableref.training.meta import load_meta, update_meta
 
     # the reading band chosen for the detector (index_px, its note) stays: it is set on table frames
     kept = {k: v for k, v in (load_meta().get("detector") or {}).items() if k in ("index_px", "note")}

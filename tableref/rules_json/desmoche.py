@@ -42,14 +42,14 @@ points}, "players": [{"name", "ante", "table_cards", "bonuses_paid",
 """
 from __future__ import annotations
 
-from referee.cards import parse_cards
-from referee.desmoche.autowin import autowins, explain, resolve, tiebreak_key
-from referee.desmoche.melds import check_duplicates, check_table
-from referee.desmoche.seats import check_seats, play_order
-from referee.desmoche.settings import desmoche_settings
-from referee.desmoche.settle import SideGame, settle_hand
-from referee.desmoche.side_games import side_games_of
-from referee.errors import RefereeError
+from tableref.referee.cards import parse_cards
+from tableref.referee.desmoche.autowin import autowins, explain, resolve, tiebreak_key
+from tableref.referee.desmoche.melds import check_duplicates, check_table
+from tableref.referee.desmoche.seats import check_seats, play_order
+from tableref.referee.desmoche.settings import desmoche_settings
+from tableref.referee.desmoche.settle import SideGame, settle_hand
+from tableref.referee.desmoche.side_games import side_games_of
+from tableref.referee.errors import RefereeError
 
 HAND_CARDS = 9
 KNOWN_FIELDS = {
