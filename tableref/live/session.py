@@ -54,9 +54,13 @@ class SessionError(ValueError):
     """Bad session setup (message is for the user)."""
 
 
+#: The built-in demo clips and their setups (``tableref/demo/``).
+DEMO_DIR = Path(__file__).resolve().parents[1] / "demo"
+
+
 def demo_clip(game: str = "desmoche") -> Path | None:
     """The built-in demo clip for a game (``tableref/demo/<game>.mp4``), or None."""
-    here = Path(__file__).resolve().parent / "demo"
+    here = DEMO_DIR
     p = here / f"{game}.mp4"
     if p.exists():
         return p
@@ -68,7 +72,7 @@ def demo_setup(game: str = "desmoche") -> dict:
     """Players/seats the built-in demo clip was recorded with (``tableref/demo/<game>.json``)."""
     import json
 
-    p = Path(__file__).resolve().parent / "demo" / f"{game}.json"
+    p = DEMO_DIR / f"{game}.json"
     try:
         return json.loads(p.read_text())
     except (OSError, ValueError):
