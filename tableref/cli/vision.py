@@ -208,7 +208,7 @@ def run_evaluate(args) -> int:
     from tableref.training import evaluation
 
     if not args.real and not args.synthetic and not args.render:
-        default_real = Path(__file__).resolve().parents[2] / "shared" / "data" / "real-photos-rank-only"
+        default_real = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-photos-rank-only"
         if default_real.exists():
             args.real = [str(default_real)]
         else:
