@@ -214,8 +214,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-cls-val", type=int, default=150, help="classifier validation scenes (default 150)")
     p.add_argument("--det-size", type=int, default=DET_SIZE,
                    help=f"detector image side in pixels (default {DET_SIZE}; index sizes scale with it)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    p.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same images (default 0)")
+    p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
+                   help="worker processes (default: 2, or 1 on a one-core machine)")
     p.add_argument("--decks", nargs="*", help="deck names (default: all available)")
 
 

@@ -73,6 +73,13 @@ class EventHub:
 
     def close(self) -> None:
         self._stop.set()
+        with self._lock:
+            clients = list(self._clients)
+        for q in clients:  # wake every open event stream so it ends now
+            try:
+                q.put_nowait(None)
+            except queue.Full:
+                pass
         if self._session_q is not None:
             try:
                 self._session_q.put_nowait(None)  # wake the pump now

@@ -51,6 +51,8 @@ def events():
                 except queue.Empty:
                     yield ": keep-alive\n\n"
                     continue
+                if event is None:  # the hub is closing
+                    break
                 yield f"id: {event.get('id', '')}\ndata: {json.dumps(event, ensure_ascii=False, default=str)}\n\n"
         finally:
             hub.disconnect(q)

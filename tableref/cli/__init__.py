@@ -38,7 +38,20 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         mod.register(sub)
+    _describe(parser)
     return parser
+
+
+def _describe(parser: argparse.ArgumentParser) -> None:
+    """A subcommand without its own description shows its one-line help at the top of --help."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {a.dest: a.help for a in action._choices_actions}
+            for name, sub in action.choices.items():
+                if not sub.description and helps.get(name):
+                    text = helps[name]
+                    sub.description = text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
+                _describe(sub)
 
 
 def main(argv=None) -> int:

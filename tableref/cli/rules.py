@@ -25,7 +25,8 @@ def register(sub) -> None:
             if exc.name == module_name:
                 continue
             raise
-        gp = sub.add_parser(game, help=f"{title}: JSON rules commands")
+        gp = sub.add_parser(game, help=f"{title}: JSON rules commands",
+                             description=f"{title}: each ACTION reads one JSON request (a file, or - for standard input) and prints one JSON answer; bad input exits 2 with {{\"error\": ...}}.")
         gsub = gp.add_subparsers(dest="action", metavar="ACTION", required=True)
         for action, (handler, help_text) in module.COMMANDS.items():
             ap = gsub.add_parser(action, help=help_text, description=help_text)

@@ -24,7 +24,7 @@ def register(sub) -> None:
     w.add_argument("source", nargs="?", default="demo",
                    help="camera number (0), video file, image folder, http:// MJPEG or rtsp:// URL, or 'demo' "
                         "(default)")
-    w.add_argument("--game", choices=["desmoche", "marriage"], default="desmoche")
+    w.add_argument("--game", choices=["desmoche", "marriage"], default="desmoche", help="game (default desmoche)")
     w.add_argument("--seats", type=int, default=None, help="number of players (2-4 Desmoche, 2-5 Marriage)")
     w.add_argument("--players", default=None, help="player names in seat order, comma separated "
                    "(seat 1 at the bottom edge of the picture, then clockwise)")
@@ -45,15 +45,17 @@ def register(sub) -> None:
 
     s = sub.add_parser("simulate", help="play a hand with bots and render it as a table video",
                        description="Bots play a hand; write DIR/video.mp4 and DIR/truth.json.")
-    s.add_argument("game", choices=["desmoche", "marriage"])
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("game", choices=["desmoche", "marriage"], help="the game the bots play")
+    s.add_argument("--seed", type=int, default=0,
+                   help="random seed: the same seed plays and films the same hand (default 0)")
     s.add_argument("--out", required=True, help="output folder")
     s.add_argument("--players", type=int, default=None, help="number of players (default: chosen by the seed)")
     s.add_argument("--deck", default=None, help="deck design (default: chosen by the seed)")
     s.add_argument("--rules", default=None, help="house rules as JSON")
     s.set_defaults(func=cmd_simulate)
 
-    m = sub.add_parser("markers", help="write the printable sheet of ArUco corner markers")
+    m = sub.add_parser("markers", help="write the printable sheet of ArUco corner markers",
+                       description="Write the printable sheet of the four ArUco corner markers that `tableref calibrate` finds (see docs/live.md).")
     m.add_argument("out", help="output image (.png) or .pdf")
     m.add_argument("--page", default="A4", help="A4 or Letter")
     m.set_defaults(func=cmd_markers)

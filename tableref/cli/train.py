@@ -21,42 +21,47 @@ DEFAULT_BUILD = ROOT / "datasets" / "build"
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("dataset", help="build the synthetic training data")
+    p = subparsers.add_parser("dataset", help="build the synthetic training data",
+                              description="Build the synthetic training data (see docs/training.md).")
     sub = p.add_subparsers(dest="dataset_command", metavar="ACTION")
-    b = sub.add_parser("build", help="render card scenes into a YOLO dataset and a classifier crop set")
+    b = sub.add_parser("build", help="render card scenes into a YOLO dataset and a classifier crop set",
+                       description="Render card scenes into a YOLO dataset and a classifier crop set.")
     from tableref.datasets.build import add_arguments
 
     add_arguments(b)
     b.set_defaults(func=_dataset_build)
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
 
-    t = subparsers.add_parser("train", help="train the card-recognition models (needs the 'train' extra)")
+    t = subparsers.add_parser("train", help="train the card-recognition models (needs the 'train' extra)",
+                              description="Train the card-recognition models (needs pip install -e '.[train]').")
     tsub = t.add_subparsers(dest="train_command", metavar="MODEL")
     d = tsub.add_parser("detector", help="YOLO11n corner-index detector -> models/index_detector.onnx")
-    d.add_argument("--data", default=str(DEFAULT_BUILD / "detector" / "data.yaml"))
-    d.add_argument("--epochs", type=int, default=30)
+    d.add_argument("--data", default=str(DEFAULT_BUILD / "detector" / "data.yaml"),
+                   help="data.yaml of the detector set (default datasets/build/detector/data.yaml)")
+    d.add_argument("--epochs", type=int, default=30, help="training epochs (default 30)")
     d.add_argument("--imgsz", type=int, default=320, help="training size (default 320)")
     d.add_argument("--model", help="model yaml (default tableref/yolo11t-index.yaml)")
     d.add_argument("--init", help="start from these weights (e.g. runs/detector/weights/best.pt)")
     d.add_argument("--hours", type=float, help="wall-time budget; overrides --epochs (ultralytics 'time')")
     d.add_argument("--export-imgsz", type=int, default=640, help="ONNX input size (default 640)")
-    d.add_argument("--batch", type=int, default=16)
-    d.add_argument("--threads", type=int, default=2)
+    d.add_argument("--batch", type=int, default=16, help="batch size (default 16)")
+    d.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
     d.add_argument("--name", default="detector", help="run folder under runs/ (default detector)")
     d.add_argument("--resume", action="store_true", help="continue from runs/NAME/weights/last.pt")
     d.set_defaults(func=_train_detector)
     c = tsub.add_parser("classifier", help="index-crop classifier (52 cards + none) -> models/index_classifier.onnx")
-    c.add_argument("--data", default=str(DEFAULT_BUILD / "classifier"))
-    c.add_argument("--epochs", type=int, default=20)
-    c.add_argument("--batch", type=int, default=128)
-    c.add_argument("--lr", type=float, default=3e-3)
-    c.add_argument("--threads", type=int, default=2)
+    c.add_argument("--data", default=str(DEFAULT_BUILD / "classifier"),
+                   help="classifier crop folder (default datasets/build/classifier)")
+    c.add_argument("--epochs", type=int, default=20, help="training epochs (default 20)")
+    c.add_argument("--batch", type=int, default=128, help="batch size (default 128)")
+    c.add_argument("--lr", type=float, default=3e-3, help="learning rate (default 0.003)")
+    c.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
     c.add_argument("--name", default="classifier", help="run folder under runs/ (default classifier)")
     c.add_argument("--resume", action="store_true", help="continue from runs/NAME/last.pt")
     c.add_argument("--init", help="fine-tune from this checkpoint (fresh LR schedule), e.g. models/checkpoints/classifier_last.pt")
     c.set_defaults(func=_train_classifier)
     e = tsub.add_parser("export", help="re-export ONNX from a saved checkpoint")
-    e.add_argument("model", choices=["detector", "classifier"])
+    e.add_argument("model", choices=["detector", "classifier"], help="which model to export")
     e.add_argument("--weights", help="checkpoint (default runs/detector/weights/best.pt or runs/classifier/best.pt)")
     e.add_argument("--imgsz", type=int, default=640, help="detector ONNX input size")
     e.set_defaults(func=_export)

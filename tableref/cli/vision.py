@@ -61,8 +61,9 @@ def register(sub) -> None:
                    help="also render N synthetic scenes (1280x720) with the training-data renderer, "
                         "on seeds the training set does not use, and score them at card level")
     e.add_argument("--limit", type=int, default=0, help="evaluate at most N images per set")
-    e.add_argument("--models", metavar="DIR")
-    e.add_argument("--min-confidence", type=float, default=None, metavar="P")
+    e.add_argument("--models", metavar="DIR", help="directory with recognition.json (default: the committed models)")
+    e.add_argument("--min-confidence", type=float, default=None, metavar="P",
+                   help="drop cards read with less confidence (default: the model's threshold)")
     e.add_argument("--json", metavar="OUT.json", help="also write the numbers as JSON")
     e.add_argument("--errors", metavar="DIR", help="write annotated images of every miss and false card here")
     _precision_arg(e)
@@ -73,8 +74,8 @@ def register(sub) -> None:
                                    "frames at 1280x720, 1920x1080 and 12 MP (or given images).")
     b.add_argument("images", nargs="*", metavar="IMAGE", help="time these images instead of the generated frames")
     b.add_argument("--repeat", type=int, default=15, help="timed runs per frame (default 15)")
-    b.add_argument("--threads", type=int, default=2)
-    b.add_argument("--models", metavar="DIR")
+    b.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")
+    b.add_argument("--models", metavar="DIR", help="directory with recognition.json (default: the committed models)")
     b.add_argument("--json", metavar="OUT.json", help="also write the numbers as JSON")
     _precision_arg(b)
     b.set_defaults(func=run_bench)

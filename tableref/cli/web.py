@@ -7,6 +7,7 @@ Restarting resumes the open ledger session with its setup.
 """
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import signal
@@ -15,11 +16,17 @@ import sys
 
 DEFAULT_PORT = 8000
 DEFAULT_THREADS = 96
+DESCRIPTION = """Serve the table page for every phone, with the live referee and the ledger.
+
+Defaults: the built-in demo table, a SQLite ledger in the user's data directory,
+http://127.0.0.1:8000 (--host 0.0.0.0 for phones on the LAN), a host PIN printed
+at start-up (random unless --pin or TABLEREF_PIN is given). Restarting resumes
+the open ledger session with its setup."""
 
 
 def register(sub) -> None:
     p = sub.add_parser("serve", help="serve the live table page, scoreboard and ledger (the main job)",
-                       description=__doc__)
+                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--source", default=None,
                    help="camera: 'demo' (default), a webcam number (0), a video file, a folder of images, "
                         "or a stream URL (http://phone:8080/video, rtsp://...)")
@@ -113,6 +120,8 @@ def build_setup(args, resumed: dict | None) -> tuple[dict, bool]:
 def run(args) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    # A phone leaving a page ends its live streams: that is normal, not worth a log line.
+    logging.getLogger("waitress").addFilter(lambda rec: not rec.getMessage().startswith("Client disconnected"))
     from tableref.ledger.store import Ledger, LedgerError, SchemaError, default_path
     from tableref.live.session import SessionError, TableSession
     from tableref.web.app import close_app, create_app
@@ -192,6 +201,7 @@ def run(args) -> int:
         del info
 
         def stop(*_):
+            close_app(app)  # ends the live streams, so the server's threads finish at once
             raise KeyboardInterrupt
 
         signal.signal(signal.SIGTERM, stop)
