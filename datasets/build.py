@@ -168,7 +168,8 @@ def build(out: Path = DEFAULT_OUT, n_train: int = 3000, n_val: int = 300, n_cls_
         _POOL = None
         names = decks or decks_mod.available_decks(fetch=True)
         if not names:
-            raise RuntimeError("no card decks available (install kdegames-card-data-kf5 or allow npm)")
+            raise RuntimeError("no card decks available: the card art is fetched with npm the first time "
+                               "(Debian: apt install npm), or install kdegames-card-data-kf5")
         # render (or load) every deck once in this process, so workers only read the cache
         for n in tqdm(names, desc="decks"):
             decks_mod.render_deck(n)
@@ -237,7 +238,7 @@ def run_from_args(a) -> int:
             return 2
         r = build(Path(a.out), a.n_train, a.n_val, a.n_cls, a.n_cls_val, a.seed, a.workers, a.decks,
                   det_size=a.det_size)
-    except (RuntimeError, FileNotFoundError) as exc:
+    except (RuntimeError, FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(f"wrote {a.out}: {r['detector']['images_train']}+{r['detector']['images_val']} detector images "

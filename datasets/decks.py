@@ -15,7 +15,7 @@ Public API (also used by the simulator, ``tableref simulate``):
 - ``deck_geometry(name) -> dict``: the mean top-left / bottom-right index box
   relative to the card width and height.
 
-Rendering uses ``rsvg-convert`` (Debian ``librsvg2-bin``). Rendered PNGs and the
+SVGs are rendered with resvg (pip ``resvg-py``; no system program needed). Rendered PNGs and the
 index boxes are cached in ``datasets/cache/decks/<name>/`` (ignored by git). Sources
 and licences of every deck are listed in ``DECKS`` and in ``datasets/ASSETS.md``.
 Index boxes are found automatically (ink near each corner, see
@@ -28,6 +28,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -80,7 +81,7 @@ EXCLUDED = {
     "kde-jolly-royal": "bottom-right index is not the rotated top-left one",
     "kde-ancient-egyptians": "court-card indices merge with the pictures",
     "kde-penguins": "pixel-art indices, finder fails on most cards",
-    "kde-konqi-modern, kde-xskat-french": "the SVGZ has no dimensions; rsvg-convert cannot export by id",
+    "kde-konqi-modern, kde-xskat-french": "the SVGZ has no dimensions, so a card cannot be cut out by id",
     "kde-xskat-german": "German suits (no French indices)",
 }
 for _d in _KDE_DECKS:
@@ -142,11 +143,93 @@ def _deck_dir(name: str) -> Path:
     return CACHE / "decks" / name
 
 
+def _svg_text(src: str) -> str:
+    raw = Path(src).read_bytes()
+    if raw[:2] == b"\x1f\x8b":  # .svgz
+        import gzip
+        raw = gzip.decompress(raw)
+    return raw.decode("utf-8")
+
+
+def _svg_root(svg: str):
+    import xml.etree.ElementTree as ET
+
+    for prefix, uri in re.findall(r'xmlns:(\w+)="([^"]+)"', svg):
+        ET.register_namespace(prefix, uri)
+    ET.register_namespace("", "http://www.w3.org/2000/svg")
+    return ET.fromstring(svg)
+
+
+def _only_element(svg: str, export_id: str):
+    """The SVG root with everything moved into ``<defs>`` (kept for references, not drawn)
+    except element ``export_id`` and its ancestors."""
+    import xml.etree.ElementTree as ET
+
+    root = _svg_root(svg)
+    parents = {child: parent for parent in root.iter() for child in parent}
+    target = next((e for e in root.iter() if e.get("id") == export_id), None)
+    if target is None:
+        raise RuntimeError(f"no element {export_id!r} in the SVG")
+    keep, node = [target], target
+    while node in parents:
+        node = parents[node]
+        keep.append(node)
+    defs_tag = "{http://www.w3.org/2000/svg}defs"
+    for node in keep[1:]:
+        hidden = [c for c in node if c not in keep and not c.tag.endswith("defs")]
+        if hidden:
+            defs = ET.SubElement(node, defs_tag)
+            for c in hidden:
+                node.remove(c)
+                defs.append(c)
+    return root
+
+
+def _set_view(root, x: float, y: float, w: float, h: float):
+    import xml.etree.ElementTree as ET
+
+    root.set("viewBox", f"{x:g} {y:g} {w:g} {h:g}")
+    root.set("width", f"{w:g}")
+    root.set("height", f"{h:g}")
+    return ET.tostring(root, encoding="unicode")
+
+
+def _render_png(h: int, **src) -> np.ndarray:
+    import resvg_py
+
+    png = bytes(resvg_py.svg_to_bytes(height=int(h), dpi=96.0, **src))
+    return cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
+
+
 def _rsvg(src: str, out: Path, height: int, export_id: str | None = None) -> None:
-    cmd = ["rsvg-convert", "-h", str(height), "-o", str(out)]
-    if export_id:
-        cmd[1:1] = ["--export-id", export_id]
-    subprocess.run(cmd + [src], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    """Render an SVG (or SVGZ) file to a PNG ``height`` pixels high with resvg (pip ``resvg-py``).
+
+    ``export_id``: render only that element of a sheet of cards, cut to its own bounding box (as
+    ``rsvg-convert --export-id`` did): everything else is moved into ``<defs>``, a probe render of a
+    view three times the sheet's size finds the element, a second render shows just that area.
+    """
+    if export_id is None:
+        cv2.imwrite(str(out), _render_png(height, svg_path=str(src)))
+        return
+    root = _only_element(_svg_text(src), export_id)
+    box = [float(v) for v in re.split(r"[\s,]+", root.get("viewBox", "").strip()) if v] or \
+        [0.0, 0.0, float(re.sub(r"[a-z]+$", "", root.get("width", "0"))),
+         float(re.sub(r"[a-z]+$", "", root.get("height", "0")))]
+    vx, vy, vw, vh = box
+    if vw <= 0 or vh <= 0:
+        raise RuntimeError("the SVG sheet has no size")
+    probe_h = 1500
+    probe = _render_png(probe_h, svg_string=_set_view(root, vx - vw, vy - vh, 3 * vw, 3 * vh))
+    ys, xs = np.nonzero(probe[:, :, 3] > 0)
+    if len(xs) == 0:
+        raise RuntimeError(f"element {export_id!r} draws nothing")
+    k = 3 * vh / probe.shape[0]                       # user units per probe pixel
+    x0, y0 = vx - vw + (xs.min() - 1) * k, vy - vh + (ys.min() - 1) * k
+    w, h = (xs.max() - xs.min() + 3) * k, (ys.max() - ys.min() + 3) * k
+    img = _trim_to_card(_render_png(round(height * 1.05), svg_string=_set_view(root, x0, y0, w, h)))
+    s = height / img.shape[0]
+    img = cv2.resize(img, (max(1, round(img.shape[1] * s)), int(height)), interpolation=cv2.INTER_AREA)
+    cv2.imwrite(str(out), img)
 
 
 def _render_card(name: str, card: str, out: Path, height: int) -> None:
@@ -376,7 +459,7 @@ def load_back(name: str) -> np.ndarray | None:
                 img = cv2.imread(str(_npm_dir(spec["pkg"]) / spec["dir"] / "back.png"), cv2.IMREAD_UNCHANGED)
                 s = RENDER_HEIGHT / img.shape[0]
                 cv2.imwrite(str(out), cv2.resize(img, (round(img.shape[1] * s), RENDER_HEIGHT)))
-        except (subprocess.SubprocessError, OSError, IndexError, AttributeError, cv2.error):
+        except (subprocess.SubprocessError, OSError, IndexError, AttributeError, ValueError, RuntimeError, cv2.error):
             return None
     img = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
     if img is None:
@@ -442,7 +525,7 @@ def main(argv=None) -> int:
     for name in tqdm(names, desc="render decks"):
         try:
             render_deck(name, force=a.force)
-        except (subprocess.SubprocessError, OSError, RuntimeError) as exc:
+        except (subprocess.SubprocessError, OSError, RuntimeError, ValueError) as exc:
             tqdm.write(f"{name}: cannot render ({exc})")
             continue
         ok.append(name)

@@ -210,7 +210,10 @@ def cmd_simulate(args) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         return _err(f"cannot create {out}: {exc}")
-    info = render_script(script, out, RenderOptions(deck=args.deck), progress=sys.stderr.isatty())
+    try:
+        info = render_script(script, out, RenderOptions(deck=args.deck), progress=sys.stderr.isatty())
+    except (RuntimeError, OSError, ValueError) as exc:
+        return _err(str(exc))
     truth = dict(script.truth)
     truth["video"] = {k: v for k, v in info.items() if k != "still_at"}
     truth["changes"] = [{"t_still": info["still_at"][i], **kf.to_json()} for i, kf in enumerate(script.keyframes)]

@@ -55,10 +55,14 @@ class RenderOptions:
 _DECK_CACHE: dict[str, tuple[dict, np.ndarray | None]] = {}
 
 
-def load_artwork(name: str):
-    """(faces {card: BGRA}, back BGRA or None) for a deck, cached."""
+def load_artwork(name: str, say=None):
+    """(faces {card: BGRA}, back BGRA or None) for a deck, cached. ``say``: told when the deck is rendered."""
     if name not in _DECK_CACHE:
         from tableref.datasets import decks
+
+        if say is not None and name in decks.DECKS and not (decks._deck_dir(name) / "index.json").exists() \
+                and (decks.DECKS[name]["kind"] != "kde" or decks._source_ok(name, fetch=False)):
+            say(f"preparing the {name} card art (once, about 10 s)")
 
         faces = decks.load_deck(name)
         try:
@@ -376,7 +380,7 @@ def _shadow(canvas: np.ndarray, quad: np.ndarray, offset=(3, 4), strength=0.35) 
 
 
 class Renderer:
-    def __init__(self, script, options: RenderOptions | None = None):
+    def __init__(self, script, options: RenderOptions | None = None, say=None):
         self.script = script
         self.o = options or RenderOptions()
         self.rng = random.Random(f"render-{script.game}-{script.seed}")
@@ -389,10 +393,14 @@ class Renderer:
         self.placer = StickyPlacer(self.layout)
         deck = self.o.deck or self.rng.choice(SIM_DECKS)
         try:
-            self.faces, self.back = load_artwork(deck)
-        except Exception:  # noqa: BLE001 - fall back to the CC0 deck that is always there
+            self.faces, self.back = load_artwork(deck, say)
+        except Exception:  # noqa: BLE001 - fall back to the CC0 deck
             deck = "kennard-2color"
-            self.faces, self.back = load_artwork(deck)
+            try:
+                self.faces, self.back = load_artwork(deck, say)
+            except (OSError, RuntimeError, ValueError) as exc:
+                raise RuntimeError(f"no card art to draw the table with ({exc}); the CC0 decks are fetched "
+                                   "with npm the first time (Debian: apt install npm)") from None
         self.deck = deck
         W, H = self.o.size
         margin = 60
@@ -554,7 +562,12 @@ def render_script(script, out_dir, options: RenderOptions | None = None, progres
     """Write ``out_dir/video.mp4``; return timing info per keyframe."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    r = Renderer(script, options)
+    say = None
+    if progress:
+        import sys
+
+        say = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
+    r = Renderer(script, options, say)
     W, H = r.o.size
     path = out_dir / "video.mp4"
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), r.o.fps, (W, H))
@@ -567,7 +580,7 @@ def render_script(script, out_dir, options: RenderOptions | None = None, progres
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=total, desc="rendering", unit="change", leave=False)
+        bar = tqdm(total=total, desc="filming the hand", unit="change")
     last_k = -1
     for frame, k, still in r.frames():
         if still:
