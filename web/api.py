@@ -20,6 +20,7 @@ from tableref.web.auth import (
     host_required,
     is_host,
 )
+from tableref.web.i18n import localize_table, pick_language
 from tableref.web.setup_form import SetupError, all_switches, validate_setup, validate_zones
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -75,7 +76,7 @@ def _changed(what: str, **extra) -> None:
 def state():
     c = ctx()
     return jsonify({
-        "table": c.snapshot(),
+        "table": localize_table(c.snapshot(), pick_language()),  # with "say" texts in the page's language
         "setup": c.setup(),
         "ledger": {"session_id": c.session_id, "balances": c.ledger.balances(c.session_id),
                    "hands": c.ledger.hand_count(c.session_id), "error": c.last_ledger_error},

@@ -17,7 +17,15 @@ def render(template: str, **kw):
     ctx = current_app.extensions["tableref"]
     lang = pick_language()
     setup = ctx.setup()
-    return render_template(template, t=translator(lang), lang=lang, languages=LANGUAGES, strings=strings(lang),
+    t = translator(lang)
+
+    def choice(value) -> str:
+        """A switch's value as players read it: on/off, a named choice, or the number."""
+        if isinstance(value, bool):
+            return t("on" if value else "off")
+        return t("choice_" + value) if isinstance(value, str) and "choice_" + value in t.keys else str(value)
+
+    return render_template(template, t=t, choice=choice, lang=lang, languages=LANGUAGES, strings=strings(lang),
                            csrf=csrf_token(), host=is_host(), setup=setup, game=setup.get("game", "desmoche"),
                            page=template.rsplit(".", 1)[0], **kw)
 

@@ -69,8 +69,13 @@ def placeholder_jpeg() -> bytes:
     import numpy as np
 
     img = np.full((360, 640, 3), 48, np.uint8)
-    cv2.putText(img, "waiting for the camera...", (90, 190), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (220, 220, 220), 2,
-                cv2.LINE_AA)
+    # no words (each phone has its own language; the page says what the camera does): a camera and dots
+    grey = (200, 200, 200)
+    cv2.rectangle(img, (250, 140), (390, 230), grey, 4, cv2.LINE_AA)
+    cv2.rectangle(img, (280, 122), (320, 140), grey, -1, cv2.LINE_AA)
+    cv2.circle(img, (320, 185), 28, grey, 4, cv2.LINE_AA)
+    for i in range(3):
+        cv2.circle(img, (296 + 24 * i, 270), 6, grey, -1, cv2.LINE_AA)
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 70])
     return buf.tobytes()
 

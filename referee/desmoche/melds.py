@@ -21,6 +21,7 @@ from typing import Sequence
 
 from tableref.referee.cards import Card, RANKS, format_cards, parse_cards
 from tableref.referee.errors import CardError
+from tableref.referee.reasons import Reason, reason_json
 
 from tableref.referee.desmoche.settings import DesmocheSettings
 
@@ -37,8 +38,11 @@ class MeldVerdict:
     reason: str | None        # why it is invalid or out of order; None when all is well
 
     def to_json(self) -> dict:
-        return {"cards": format_cards(self.cards), "kind": self.kind, "valid": self.valid,
+        out = {"cards": format_cards(self.cards), "kind": self.kind, "valid": self.valid,
                 "in_order": self.in_order, "reason": self.reason}
+        if reason_json(self.reason):  # key and parameters, for translations
+            out["reason_key"] = reason_json(self.reason)
+        return out
 
 
 def _names(cards) -> str:
@@ -47,35 +51,39 @@ def _names(cards) -> str:
 
 def run_shape(cards: Sequence[Card]) -> str | None:
     """None if the cards (in any order) form a run; else the reason they do not."""
+    n = _names(cards)
     if len(cards) < 3:
-        return f"{_names(cards) or 'nothing'}: a meld needs at least 3 cards"
+        return Reason("meld_too_short", f"{n or 'nothing'}: a meld needs at least 3 cards", cards=n)
     suits = {c.suit for c in cards}
     if len(suits) > 1:
-        return f"{_names(cards)}: a run must be of one suit"
+        return Reason("run_one_suit", f"{n}: a run must be of one suit", cards=n)
     if len(cards) > MAX_RUN:
-        return f"{_names(cards)}: a run has at most {MAX_RUN} cards"
+        return Reason("run_too_long", f"{n}: a run has at most {MAX_RUN} cards", cards=n, max=MAX_RUN)
     ranks = sorted(c.rank for c in cards)
     if len(set(ranks)) != len(ranks):
-        return f"{_names(cards)}: the same card twice"
+        return Reason("same_card_twice", f"{n}: the same card twice", cards=n)
     for a, b in zip(ranks, ranks[1:]):
         if b != a + 1:
             if ranks[0] == 1 and ranks[-1] == 13:
-                return (f"{_names(cards)}: the ace is low only, so Q-K-A and K-A-2 are not runs "
-                        f"(A-2-3 is the lowest run, J-Q-K the highest)")
-            return f"{_names(cards)}: not a run, {RANKS[a - 1]} and {RANKS[b - 1]} are not consecutive"
+                return Reason("ace_low", f"{n}: the ace is low only, so Q-K-A and K-A-2 are not runs "
+                              f"(A-2-3 is the lowest run, J-Q-K the highest)", cards=n)
+            return Reason("not_consecutive",
+                          f"{n}: not a run, {RANKS[a - 1]} and {RANKS[b - 1]} are not consecutive",
+                          cards=n, a=RANKS[a - 1], b=RANKS[b - 1])
     return None
 
 
 def set_shape(cards: Sequence[Card]) -> str | None:
     """None if the cards form a set (3-4 of one rank, different suits); else why not."""
+    n = _names(cards)
     if len(cards) < 3:
-        return f"{_names(cards) or 'nothing'}: a meld needs at least 3 cards"
+        return Reason("meld_too_short", f"{n or 'nothing'}: a meld needs at least 3 cards", cards=n)
     if len({c.rank for c in cards}) > 1:
-        return f"{_names(cards)}: a set must be of one rank"
+        return Reason("set_one_rank", f"{n}: a set must be of one rank", cards=n)
     if len(cards) > 4:
-        return f"{_names(cards)}: a set has at most 4 cards"
+        return Reason("set_too_long", f"{n}: a set has at most 4 cards", cards=n)
     if len({c.suit for c in cards}) != len(cards):
-        return f"{_names(cards)}: the same card twice"
+        return Reason("same_card_twice", f"{n}: the same card twice", cards=n)
     return None
 
 
@@ -94,12 +102,13 @@ def order_problem(cards: Sequence[Card], kind: str) -> str | None:
         ranks = [c.rank for c in cards]
         if ranks != sorted(ranks):
             good = _names(sorted(cards, key=lambda c: c.rank))
-            return f"run laid out of order: lay it ascending, {good}"
+            return Reason("run_order", f"run laid out of order: lay it ascending, {good}", good=good)
         return None
     if kind == "set":
         colours = [c.is_red for c in cards]
         if any(a == b for a, b in zip(colours, colours[1:])):
-            return f"set laid without alternating colours: lay it {_names(alternate_colours(cards))}"
+            good = _names(alternate_colours(cards))
+            return Reason("set_order", f"set laid without alternating colours: lay it {good}", good=good)
         return None
     return None
 
@@ -125,7 +134,8 @@ def _shape_reason(cards: Sequence[Card]) -> str:
         return set_shape(cards)
     if len({c.suit for c in cards}) == 1:
         return run_shape(cards)
-    return f"{_names(cards)}: neither a run (one suit, consecutive) nor a set (one rank)"
+    n = _names(cards)
+    return Reason("neither_run_nor_set", f"{n}: neither a run (one suit, consecutive) nor a set (one rank)", cards=n)
 
 
 def check_meld(cards, settings: DesmocheSettings | None = None) -> MeldVerdict:
@@ -141,8 +151,9 @@ def check_meld(cards, settings: DesmocheSettings | None = None) -> MeldVerdict:
     if problem is None:
         return MeldVerdict(cards, kind, True, True, None)
     if settings.strict_order == "disqualify":
-        return MeldVerdict(cards, kind, False, False, problem + " (disqualifies under strict_order=disqualify)")
-    return MeldVerdict(cards, kind, True, False, problem + " (warning only)")
+        return MeldVerdict(cards, kind, False, False, Reason(
+            "order_disqualifies", problem + " (disqualifies under strict_order=disqualify)", problem=problem))
+    return MeldVerdict(cards, kind, True, False, Reason("order_warning", problem + " (warning only)", problem=problem))
 
 
 @dataclass
@@ -183,7 +194,8 @@ def check_table(melds, settings: DesmocheSettings | None = None) -> TableVerdict
     valid = all(v.valid for v in verdicts)
     n = len(everything)
     if n > WIN_CARDS:
-        problems.append(f"{n} cards on the table: a player never has more than {WIN_CARDS}")
+        problems.append(Reason("too_many_on_table", f"{n} cards on the table: a player never has more than {WIN_CARDS}",
+                               n=n, max=WIN_CARDS))
     disq = settings.strict_order == "disqualify" and any(not v.in_order for v in verdicts)
     complete = valid and n == WIN_CARDS
     return TableVerdict(verdicts, n, valid, complete, problems, disq)

@@ -65,6 +65,7 @@ from typing import Mapping, Sequence
 
 from tableref.referee.cards import Card, parse_card
 from tableref.referee.errors import RefereeError
+from tableref.referee.reasons import Reason
 
 from tableref.referee.desmoche.melds import (
     MeldVerdict,
@@ -176,7 +177,8 @@ class TableReferee:
             n = views[p].cards
             if n > WIN_CARDS:
                 changes.append(Change(p, "too_many_cards", tuple(c for m in new[p] for c in m), False,
-                                      f"{p} has {n} cards on the table: nobody holds more than {WIN_CARDS}"))
+                                      Reason("too_many_cards", f"{p} has {n} cards on the table: nobody holds "
+                                             f"more than {WIN_CARDS}", player=p, n=n, max=WIN_CARDS)))
         if self.winner is None and self.autowin is None:
             done = [p for p in self.players if views[p].complete and p not in self.disqualified]
             if done:
@@ -191,10 +193,13 @@ class TableReferee:
         verdicts = [check_meld(m, self.settings) for m in melds]
         n = sum(len(m) for m in melds)
         valid = all(v.valid for v in verdicts)
-        problems = [f"{' '.join(map(str, v.cards))}: {v.reason}" if v.reason and not v.reason.startswith(
-            ' '.join(map(str, v.cards))) else v.reason for v in verdicts if v.reason]
+        problems = [Reason("meld_problem", f"{' '.join(map(str, v.cards))}: {v.reason}",
+                           cards=" ".join(map(str, v.cards)), reason=v.reason)
+                    if v.reason and not v.reason.startswith(' '.join(map(str, v.cards))) else v.reason
+                    for v in verdicts if v.reason]
         if n == WIN_CARDS and not valid:
-            problems.append(f"{WIN_CARDS} cards on the table but not all in valid melds: not a win")
+            problems.append(Reason("ten_not_valid", f"{WIN_CARDS} cards on the table but not all in valid melds: "
+                                   "not a win", n=WIN_CARDS))
         dq_reason = None
         if self.settings.strict_order == "disqualify":
             bad = [v for v in verdicts if v.kind and not v.in_order]

@@ -12,6 +12,7 @@ from typing import Sequence
 from tableref.referee.cards import Card, check_copies, parse_card, parse_cards
 from tableref.referee.marriage import combos
 from tableref.referee.marriage.wild import Wild
+from tableref.referee.reasons import Reason, reason_json
 
 
 @dataclass
@@ -26,8 +27,11 @@ class MeldVerdict:
         return self.kind is not None
 
     def to_json(self) -> dict:
-        return {"cards": [str(c) for c in self.cards], "kind": self.kind, "valid": self.valid,
+        out = {"cards": [str(c) for c in self.cards], "kind": self.kind, "valid": self.valid,
                 "pure": self.pure, "reason": self.reason}
+        if reason_json(self.reason):  # key and parameters, for translations
+            out["reason_key"] = reason_json(self.reason)
+        return out
 
 
 @dataclass
@@ -43,19 +47,23 @@ class MeldsCheck:
 
 def _reason(cards: list[Card], wild: Wild | None) -> str:
     if len(cards) != 3:
-        return f"a combination has three cards (a dublee two identical cards), this has {len(cards)}"
+        return Reason("combination_size", f"a combination has three cards (a dublee two identical cards), "
+                      f"this has {len(cards)}", n=len(cards))
     jokers = [c for c in cards if wild and wild.is_joker(c)]
     naturals = [c for c in cards if not (wild and wild.is_joker(c))]
     if len(jokers) == 1 and naturals[0] == naturals[1]:
-        return "two identical cards and a joker are no combination (a joker cannot make a tunnela)"
+        return Reason("joker_no_tunnela", "two identical cards and a joker are no combination "
+                      "(a joker cannot make a tunnela)")
     if len({c.suit for c in cards}) == 1 and sorted(c.rank for c in cards) == [1, 2, 13]:
-        return "K-A-2 is not a sequence: the ace goes at either end, never in the middle"
+        return Reason("k_a_2", "K-A-2 is not a sequence: the ace goes at either end, never in the middle")
     ranks = {c.rank for c in naturals}
     if len(ranks) == 1 and len(naturals) == 3:
-        return "a triplet needs three different suits"
+        return Reason("triplet_suits", "a triplet needs three different suits")
     if jokers:
-        return "the other two cards are neither two cards of one sequence nor one rank in two suits"
-    return "not three consecutive cards of one suit, three of a rank in different suits, or three identical cards"
+        return Reason("joker_no_combination", "the other two cards are neither two cards of one sequence nor one "
+                      "rank in two suits")
+    return Reason("not_a_combination", "not three consecutive cards of one suit, three of a rank in different "
+                  "suits, or three identical cards")
 
 
 def check_melds(melds: Sequence[Sequence], tiplu=None) -> MeldsCheck:

@@ -173,6 +173,8 @@ def diff_states(old: TableState, new: TableState, players: list[str] | None = No
     def ev(kind: str, seat: int, cards: list[TableCard], text: str, **extra) -> None:
         e = {"type": kind, "t": round(float(new.t), 2), "seat": seat, "player": name(seat),
              "cards": [c.card for c in cards], "track_ids": [c.track_id for c in cards], "text": text}
+        if extra.get("meld") is not None:  # the meld's cards, for texts built elsewhere (translations)
+            e["meld_cards"] = [c.card for c in new.seats[seat].melds[extra["meld"]]]
         e.update(extra)
         events.append(e)
 
@@ -226,7 +228,8 @@ def diff_states(old: TableState, new: TableState, players: list[str] | None = No
                 src = ("loose cards" if from_meld == -1 else
                        " ".join(x.card for x in old_seat.melds[from_meld]))
                 ev("card_moved", s, [c], f"{name(s)} moved {c.card} from {src} to {' '.join(labels)}",
-                   meld=m, from_meld=from_meld)
+                   meld=m, from_meld=from_meld,
+                   from_cards=[] if from_meld == -1 else [x.card for x in old_seat.melds[from_meld]])
             for c, from_seat in taken:
                 if from_seat is None:
                     ev("card_added", s, [c], f"{name(s)} took {c.card} from the centre into {' '.join(labels)}",

@@ -32,6 +32,24 @@ def _colours(views: list[dict]) -> dict[int, tuple[int, int, int]]:
     return out
 
 
+def draw_crown(img: np.ndarray, x: int, y: int, h: int, colour=(0, 215, 255)) -> int:
+    """A crown ``h`` pixels high with its top-left at (x, y): the winner's mark, the same in every
+    language (the page says "winner" in the player's own). Returns the crown's width."""
+    w = int(h * 1.4)
+    pts = np.array([[x, y + h], [x, y + h // 4], [x + w // 4, y + h // 2], [x + w // 2, y],
+                    [x + 3 * w // 4, y + h // 2], [x + w, y + h // 4], [x + w, y + h]], np.int32)
+    cv2.fillPoly(img, [pts], colour, cv2.LINE_AA)
+    cv2.polylines(img, [pts], True, (0, 0, 0), 1, cv2.LINE_AA)
+    return w
+
+
+def draw_no_signal(img: np.ndarray, x: int, y: int, r: int) -> None:
+    """A red warning disc with "!" (camera trouble), language-neutral."""
+    cv2.circle(img, (x, y), r, (0, 0, 220), -1, cv2.LINE_AA)
+    cv2.line(img, (x, y - r // 2), (x, y + r // 6), (255, 255, 255), max(2, r // 4), cv2.LINE_AA)
+    cv2.circle(img, (x, y + r // 2), max(2, r // 7), (255, 255, 255), -1, cv2.LINE_AA)
+
+
 def annotate(image: np.ndarray, tracker, zones, views: list[dict], corrections: dict, winner: str | None,
              camera_status: str = "") -> np.ndarray:
     img = zones.draw(image) if zones is not None else image.copy()
@@ -45,11 +63,10 @@ def annotate(image: np.ndarray, tracker, zones, views: list[dict], corrections: 
         text = f"{label or 'x'} #{tr.id}"
         cv2.putText(img, text, (x, max(12, y - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3, cv2.LINE_AA)
         cv2.putText(img, text, (x, max(12, y - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, col, 1, cv2.LINE_AA)
-    if winner:
-        msg = f"WINNER: {winner}"
+    if winner:  # no words on the shared video: a crown and the name (every phone has its own language)
         cv2.rectangle(img, (0, 0), (img.shape[1], 44), (0, 120, 0), -1)
-        cv2.putText(img, msg, (16, 32), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (255, 255, 255), 2, cv2.LINE_AA)
+        w = draw_crown(img, 14, 8, 28)
+        cv2.putText(img, winner, (14 + w + 12, 32), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (255, 255, 255), 2, cv2.LINE_AA)
     if camera_status and camera_status != "ok":
-        cv2.putText(img, f"camera: {camera_status}", (16, img.shape[0] - 16), cv2.FONT_HERSHEY_SIMPLEX, 0.7,
-                    (0, 0, 255), 2, cv2.LINE_AA)
+        draw_no_signal(img, 30, img.shape[0] - 30, 16)
     return img

@@ -139,7 +139,7 @@ function meldNode(m) {
     el("span", { class: "mark", title: label, "aria-label": label }, mark),
     el("span", { class: "cards" }, (m.cards || []).map((c, i) => cardNode(c, ids[i]))),
     m.kind ? el("span", { class: "kind" }, TK("kind_", m.kind)) : null,
-    m.reason ? el("div", { class: "reason" }, m.reason) : null);
+    m.reason ? el("div", { class: "reason", title: m.reason }, m.reason_say || m.reason) : null);
 }
 
 function seatNode(s, winner) {
@@ -153,7 +153,8 @@ function seatNode(s, winner) {
     melds.length ? melds.map(meldNode) : el("p", { class: "hint" }, T("no_melds")),
     (s.loose && s.loose.length) ? el("div", { class: "loose" }, el("span", { class: "hint" }, T("loose") + ": "),
       s.loose.map((c, i) => typeof c === "string" ? cardNode(c, (s.loose_ids || [])[i]) : cardNode(c.card, c.track_id))) : null,
-    (s.verdicts || []).length ? el("ul", { class: "verdicts" }, s.verdicts.map((v) => el("li", {}, v))) : null);
+    (s.verdicts_say || s.verdicts || []).length ? el("ul", { class: "verdicts" },
+      (s.verdicts_say || s.verdicts).map((v) => el("li", {}, v))) : null);
 }
 
 function renderLive(state) {
@@ -162,7 +163,9 @@ function renderLive(state) {
   const badge = $("#cam-status");
   badge.textContent = TK("cam_", (cam.status || "unknown"));
   badge.className = "badge cam-" + (cam.status || "unknown");
-  $("#cam-detail").textContent = [cam.message, cam.fps ? cam.fps.toFixed(1) + " fps" : ""].filter(Boolean).join(" · ");
+  const detail = $("#cam-detail");
+  detail.textContent = [cam.say || cam.message, cam.fps ? cam.fps.toFixed(1) + " fps" : ""].filter(Boolean).join(" · ");
+  detail.title = cam.message || "";  // the technical detail, for whoever sets the camera up
   $("#hand-no").textContent = table.hand_no !== undefined ? table.hand_no : "–";
   const seats = $("#seats");
   seats.replaceChildren(...(table.seats || []).map((s) => seatNode(s, table.winner)));
@@ -192,8 +195,8 @@ function renderLive(state) {
     lastCam = e.status;
     return keep;
   }).slice(-30).reverse();
-  log.replaceChildren(...events.map((e) => el("li", { class: "ev ev-" + e.type },
-    e.player ? el("b", {}, e.player + " ") : null, e.text || e.type)));
+  log.replaceChildren(...events.map((e) => el("li", { class: "ev ev-" + e.type, title: e.text || "" },
+    e.say || e.text || e.type)));
 }
 
 function initLive() {
@@ -464,7 +467,7 @@ function renderCount(state) {
       el("header", {}, el("b", {}, s.player), el("span", { class: "count" }, cards.length + " " + T("cards_short"))),
       cards.length ? el("div", { class: "cards" }, cards.map((c) => cardNode(c))) : el("p", { class: "hint" }, T("not_scanned")),
       arrangement.length ? el("div", { class: "arrangement" }, el("span", { class: "hint" }, T("arrangement") + ": "),
-        arrangement.map((m, i) => el("span", { class: "group", title: ((count.kinds || [])[i] || "") }, m.map((c) => cardNode(c))))) : null,
+        arrangement.map((m, i) => el("span", { class: "group", title: (count.kinds || [])[i] ? TK("kind_", count.kinds[i]) : "" }, m.map((c) => cardNode(c))))) : null,
       count ? el("div", { class: "maal" }, T("maal") + ": ", el("b", { class: "maal-points" }, String(count.maal)),
         count.maal_paid !== count.maal ? el("span", { class: "hint" }, " (" + T("maal_paid") + " " + count.maal_paid + ")") : null,
         items.length ? el("ul", {}, items.map((it) => el("li", {}, TK("item_", it.item) + " ", (it.cards || []).map((c) => cardNode(c)), " = " + it.points))) : null) : null,
