@@ -7,14 +7,17 @@ verdicts, logs in with the host PIN, corrects a card, ends the hand and checks
 that the scoreboard shows exactly what the referee decided.
 
 Needs ``/usr/bin/chromium`` and the ``playwright`` package (``pip install -e '.[test]'``;
-never ``playwright install``: the system Chromium is used). When they are missing the
-test fails under CI and is skipped with the reason elsewhere.
+never ``playwright install``: the system Chromium is used), and a Devanagari font for the
+Nepali page (Debian ``fonts-noto-core``); ``.ci/run`` installs both. When Chromium or playwright
+is missing the test fails under CI (``CI=true``) and is skipped elsewhere, the reason shown in
+the summary (``-rs``).
 """
 from __future__ import annotations
 
 import http.client
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -29,6 +32,7 @@ CHROMIUM = os.environ.get("TABLEREF_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PIN = "246810"
+DEVANAGARI = re.compile(r"[\u0900-\u097F]")
 
 
 def _need(ok: bool, reason: str) -> None:
@@ -197,4 +201,54 @@ def test_live_page_login_correct_and_scoreboard(server, browser):
     assert balances == ledger["balances"] and sum(balances.values()) == 0
     journal = page.inner_text("#journal")
     assert "card corrected" in journal and "Rosa" in journal and "browser test" in journal
+    assert not errors, errors
+
+
+ENGLISH_EVENT = re.compile(r"\b(laid|added|took|moved|taken|starts|wins|winner|camera|receiving|opening|"
+                           r"needs|meld|never|order|ascending)\b", re.I)
+
+
+def _glyphs_differ(page, a: str, b: str) -> bool:
+    """Draw two characters in the page's own font; a missing font draws both as the same empty box."""
+    return page.evaluate("""([a, b]) => {
+        const c = document.createElement("canvas"); c.width = 120; c.height = 80;
+        const g = c.getContext("2d");
+        const draw = (s) => { g.clearRect(0, 0, 120, 80);
+            g.font = "48px " + getComputedStyle(document.body).fontFamily;
+            g.fillText(s, 20, 60); return Array.from(g.getImageData(0, 0, 120, 80).data).join(","); };
+        return draw(a) !== draw(b);
+    }""", [a, b])
+
+
+def test_pages_in_spanish_and_nepali(server, browser):
+    """Issue 15.7: the event log, camera line, verdicts and house-rule help are in the player's language,
+    and the Nepali page shows real Devanagari glyphs (needs a Devanagari font: Debian fonts-noto-core)."""
+    base = f"http://127.0.0.1:{server}"
+    page = browser.new_page(viewport={"width": 412, "height": 915})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base + "/lang/es")
+    page.goto(base + "/")
+    assert page.inner_text("nav a[href='/']") == "Mesa"
+    page.wait_for_selector("#event-log li", timeout=90_000)
+    page.wait_for_function("document.querySelector('#cam-detail').textContent.length > 0", timeout=30_000)
+    said = page.locator("#event-log li").all_inner_texts() + [page.inner_text("#cam-detail")]
+    said += page.locator(".meld .reason, .verdicts li").all_inner_texts()
+    english = [s for s in said if ENGLISH_EVENT.search(s)]
+    assert not english, english
+    page.goto(base + "/setup")
+    setup = page.inner_text("main")
+    assert "en sentido antihorario" in setup and "(por defecto: no)" in setup
+    assert "counter clockwise" not in setup and "False" not in setup and "True" not in setup
+
+    page.goto(base + "/lang/ne")
+    page.goto(base + "/")
+    assert page.inner_text("nav a[href='/']") == "टेबल"
+    page.wait_for_selector("#event-log li", timeout=30_000)
+    assert all(DEVANAGARI.search(s) for s in page.locator("#event-log li").all_inner_texts())
+    # Real glyphs, not empty boxes: two Devanagari letters look different, and unlike an unassigned code point.
+    assert _glyphs_differ(page, "क", "ख"), "no Devanagari font: install fonts-noto-core"
+    assert _glyphs_differ(page, "क", "\u0378"), "no Devanagari font: install fonts-noto-core"
+    if os.environ.get("TABLEREF_SCREENSHOTS"):  # a folder: keep the Nepali page to look at
+        page.screenshot(path=str(Path(os.environ["TABLEREF_SCREENSHOTS"]) / "tableref-ne.png"))
     assert not errors, errors
