@@ -242,15 +242,16 @@ class TableZones:
         return cls.from_json(data)
 
     # ---- drawing ------------------------------------------------------------------------
-    def draw(self, image: np.ndarray, color_seat=(255, 200, 0), color_centre=(0, 200, 255)) -> np.ndarray:
-        """Draw the zones onto a copy of ``image`` (BGR) and return it."""
+    def draw(self, image: np.ndarray, color_seat=(255, 200, 0), color_centre=(0, 200, 255),
+             centre_label: str = "centre") -> np.ndarray:
+        """Draw the zones onto a copy of ``image`` (BGR) and return it (``centre_label`` "" : no word)."""
         out = image.copy()
         fs = (image.shape[1], image.shape[0])
         for z in self.zones:
             pts = self.to_image(_densify(z.polygon), fs).astype(np.int32)
             cv2.polylines(out, [pts], True, color_centre if z.is_centre else color_seat, 2, cv2.LINE_AA)
             c = pts.mean(axis=0).astype(int)
-            label = "centre" if z.is_centre else (z.name or z.id)
+            label = centre_label if z.is_centre else (z.name or z.id)
             cv2.putText(out, label, (int(c[0]) - 30, int(c[1])), cv2.FONT_HERSHEY_SIMPLEX, 0.7,
                         (255, 255, 255), 2, cv2.LINE_AA)
         return out

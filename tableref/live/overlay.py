@@ -52,7 +52,8 @@ def draw_no_signal(img: np.ndarray, x: int, y: int, r: int) -> None:
 
 def annotate(image: np.ndarray, tracker, zones, views: list[dict], corrections: dict, winner: str | None,
              camera_status: str = "") -> np.ndarray:
-    img = zones.draw(image) if zones is not None else image.copy()
+    # the shared video carries no words (each phone has its own language): the centre zone is its colour
+    img = zones.draw(image, centre_label="") if zones is not None else image.copy()
     cols = _colours(views)
     for tr in tracker.confirmed_tracks() if tracker is not None else []:
         label = corrections.get(tr.id, tr.label) if tr.id in corrections else tr.label

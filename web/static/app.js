@@ -120,7 +120,10 @@ if (loginForm) loginForm.addEventListener("submit", async (e) => {
   e.preventDefault();
   const r = await post("/api/login", { pin: $("#login-pin").value, name: $("#login-name").value || "host" });
   if (r.ok) { location.reload(); return; }
-  showError($("#login-error"), r.data);
+  // by status and field, in the player's language: a wrong PIN, too many tries (the server's English in the title)
+  const key = r.status === 429 ? "too_many_tries" : (r.status === 403 && r.data && r.data.field === "pin") ? "wrong_pin" : null;
+  showError($("#login-error"), key ? { error: T(key) } : r.data);
+  $("#login-error").title = (r.data && r.data.error) || "";
 });
 const logout = $("#logout");
 if (logout) logout.addEventListener("click", async () => { await post("/api/logout", {}); location.reload(); });
