@@ -50,3 +50,19 @@ def test_render_one_element_of_a_sheet(tmp_path, monkeypatch):
     assert 15 <= xs.min() <= 25 and 15 <= ys.min() <= 25 and 35 <= xs.max() <= 45   # its own pip, 2x
     green = (img[:, :, 1] > 200) & (img[:, :, 0] < 50)
     assert not green.any()                             # nothing of the neighbouring card
+
+
+def test_simulate_without_any_card_art_says_in_one_line_what_to_install(tmp_path):
+    """A machine with neither npm nor a card-art cache: one line saying what to install, no traceback."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "PATH": str(tmp_path), "TABLEREF_DATASET_CACHE": str(tmp_path / "cache")}
+    p = subprocess.run([sys.executable, "-m", "tableref", "simulate", "desmoche", "--seed", "1", "--out",
+                        str(tmp_path / "sim")], cwd=Path(__file__).resolve().parents[1], env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "npm" in lines[0] and "Traceback" not in p.stderr, p.stderr
