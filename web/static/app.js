@@ -187,8 +187,10 @@ function renderLive(state) {
   const next = $("#next-hand");
   if (next) next.hidden = !table.waiting_for_clear_table;
   const lerr = $("#ledger-error");
-  if (state.ledger && state.ledger.error) { lerr.textContent = state.ledger.error; lerr.hidden = false; } else lerr.hidden = true;
-  if (table.error) toast(table.error, true);
+  // in the player's language; the server's English detail in the title
+  if (state.ledger && state.ledger.error) { lerr.textContent = T("ev_error"); lerr.title = state.ledger.error; lerr.hidden = false; }
+  else lerr.hidden = true;
+  if (table.error) toast(T("error"), true);
   const log = $("#event-log");
   // A camera that stays "ok" with a new message is not news: show status changes only.
   let lastCam = null;
@@ -207,7 +209,7 @@ function initLive() {
   refresh();
   connectEvents((ev) => {
     if (ev.type === "setup" || (ev.type === "ledger" && ev.what === "setup")) { location.reload(); return; }
-    if (ev.type === "ledger_error") toast(ev.text, true);
+    if (ev.type === "ledger_error") toast(T("ev_error"), true);
     refresh();
   });
   setInterval(refresh, 5000);  // camera status and fps even when nothing happens
