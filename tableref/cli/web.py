@@ -205,6 +205,7 @@ def run(args) -> int:
             raise KeyboardInterrupt
 
         signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)  # Ctrl-C: the same quick stop
         try:
             server.run()
         except KeyboardInterrupt:
