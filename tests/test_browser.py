@@ -61,7 +61,7 @@ def server(tmp_path_factory):
         import playwright.sync_api  # noqa: F401
     except ImportError:
         _need(False, "the playwright package is missing: pip install -e '.[test]'")
-    from tableref.live.session import demo_clip
+    from tableref.demo import clip as demo_clip
 
     # TABLEREF_BROWSER_SOURCE: another clip for trying the test out; the test proper uses the demo.
     source = os.environ.get("TABLEREF_BROWSER_SOURCE", "demo")
