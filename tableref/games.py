@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 class Game:
     name: str                          #: the key used everywhere ("desmoche")
     title: str                         #: for people ("Desmoche")
+    aka: str                           #: its other name ("" if none)
     seats: tuple[int, int]             #: fewest and most players
     default_seats: int                 #: players when nobody says
     hand_size: tuple[int, ...]         #: cards a player holds (Marriage: 21, 22 for the one who drew)
@@ -29,6 +30,7 @@ class Game:
     settings: str                      #: "module:Class" of the referee's house-rule switches
     build_settings: str                #: "module:function" validating a rules dict into that class
     live_hand: str                     #: "module:Class" refereeing one hand at the live table
+    json_commands: str                 #: module of the game's JSON rules commands (``tableref <game> ...``)
     #: extra :class:`tableref.vision.detector.RecognizerConfig` fields for this game's table
     recognizer: dict = field(default_factory=dict)
     count_scan: bool = False           #: decided by a per-seat count of laid-down hands
@@ -49,6 +51,12 @@ class Game:
     def live_hand_class(self) -> type:
         return _load(self.live_hand)
 
+    @property
+    def description(self) -> str:
+        """``"Desmoche, one pack"``."""
+        packs = {1: "one pack", 2: "two packs", 3: "three packs"}.get(self.packs, f"{self.packs} packs")
+        return f"{self.title}{f' ({self.aka})' if self.aka else ''}, {packs}"
+
     def seat_error(self, seats) -> str | None:
         """Why ``seats`` players cannot play this game, or None."""
         lo, hi = self.seats
@@ -65,14 +73,17 @@ def _load(path: str):
 
 
 GAMES: dict[str, Game] = {g.name: g for g in (
-    Game(name="desmoche", title="Desmoche", seats=(2, 4), default_seats=4, hand_size=(9,), packs=1,
+    Game(name="desmoche", title="Desmoche", aka="", seats=(2, 4), default_seats=4, hand_size=(9,), packs=1,
          settings="tableref.referee.desmoche.settings:DesmocheSettings",
          build_settings="tableref.referee.desmoche.settings:desmoche_settings",
-         live_hand="tableref.live.desmoche:DesmocheLiveHand", carries_pot=True),
-    Game(name="marriage", title="Marriage", seats=(2, 5), default_seats=3, hand_size=(21, 22), packs=3,
+         live_hand="tableref.live.desmoche:DesmocheLiveHand", json_commands="tableref.rules_json.desmoche",
+         carries_pot=True),
+    Game(name="marriage", title="Marriage", aka="Matrimonio", seats=(2, 5), default_seats=3, hand_size=(21, 22),
+         packs=3,
          settings="tableref.referee.marriage.settings:MarriageRules",
          build_settings="tableref.referee.marriage.settings:build_rules",
-         live_hand="tableref.live.marriage:MarriageLiveHand", count_scan=True,
+         live_hand="tableref.live.marriage:MarriageLiveHand", json_commands="tableref.rules_json.marriage",
+         count_scan=True,
          # the count: 21 cards a seat in overlapped strips, and no hurry; the table is read
          # enlarged whenever its indices come out under 22 px (about a quarter more time per
          # frame; on rendered counts 111 of 129 seats exact, not 103); three packs: identical

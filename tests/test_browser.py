@@ -133,6 +133,11 @@ def test_live_page_login_correct_and_scoreboard(server, browser):
     shown = set(page.locator(".seat .meld .card").evaluate_all("els => els.map(e => e.dataset.card)"))
     assert shown & laid, (shown, laid)
 
+    # The event log names each player once ("Beto laid ...", never "Beto Beto laid ...").
+    page.wait_for_selector(".event-log li b", timeout=60_000)
+    lines = page.locator(".event-log li").all_inner_texts()
+    assert lines and not [x for x in lines if len(x.split()) > 1 and x.split()[0] == x.split()[1]], lines
+
     # Viewers cannot correct; the host logs in with the PIN.
     assert page.locator(".card[role=button]").count() == 0
     page.click("#login-open")

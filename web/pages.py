@@ -19,7 +19,7 @@ def render(template: str, **kw):
     setup = ctx.setup()
     return render_template(template, t=translator(lang), lang=lang, languages=LANGUAGES, strings=strings(lang),
                            csrf=csrf_token(), host=is_host(), setup=setup, game=setup.get("game", "desmoche"),
-                           page=template.rsplit(".", 1)[0], **kw)
+                           page=template.rsplit(".", 1)[0], ledger=ctx.service.ledger_view(), **kw)
 
 
 @pages.get("/")

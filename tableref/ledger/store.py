@@ -33,12 +33,12 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
+from tableref.games import GAMES
 from tableref.referee.errors import RefereeError
 
 from tableref.ledger.migrations import LATEST, SchemaError, migrate
 from tableref.ledger.transfers import fewest_transfers
 
-GAMES = ("desmoche", "marriage")
 POT = "(pot)"  # the account of a Desmoche pot carried over to a later hand; never a player's name
 MONEY_KINDS = ("hand", "hand_correction", "undo")
 

@@ -1,0 +1,241 @@
+"""The table service (tableref.table): one live session, the ledger it records into, the setup.
+
+Real parts: a real TableSession fed stable tables (no camera), a real SQLite ledger
+file, the real Flask app, a real lock on the ledger and real processes for
+``tableref serve``.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tableref.ledger.store import Ledger
+from tableref.live.state import TableState
+from tableref.table.lock import LedgerInUse, LedgerLock
+from tableref.table.service import DEMO_LEDGER_NOTE, MEMORY, TableService
+from tableref.web.app import close_app, create_app
+
+ROOT = Path(__file__).resolve().parents[1]
+P3 = ["Ana", "Beto", "Cris"]
+# Ana lays ten cards in three melds: she wins (the bots' first meld is a run, then two sets)
+WIN = [[["2C", "3C", "4C"], ["4S", "5S", "6S"], ["QH", "QS", "QD", "QC"]], [["5D", "6D", "7D"]], []]
+
+
+def S(seats, centre=(), t=0.0):
+    return TableState.from_labels(seats, list(centre), t)
+
+
+def play_a_hand(service, t0=0.0):
+    """Ana lays her melds and wins; then the table is cleared for the next hand."""
+    s = service.session
+    s.feed_state(S([[], [], []], t=t0))
+    s.feed_state(S([WIN[0][:1], WIN[1], []], t=t0 + 1))
+    evs = s.feed_state(S(WIN, t=t0 + 2))
+    assert "hand_end" in [e["type"] for e in evs]
+    s.feed_state(S([[], [], []], t=t0 + 3))       # cleared: the next hand starts
+
+
+@pytest.fixture
+def user_data(tmp_path, monkeypatch):
+    """The user's data directory (where the user's own ledger lives) is a temporary folder."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    from tableref.ledger.store import default_path
+
+    return default_path()
+
+
+def test_watch_and_serve_share_one_ledger(tmp_path):
+    db = tmp_path / "ledger.sqlite3"
+    given = {"game": "desmoche", "players": P3, "source": "table.mp4"}
+    watch = TableService.open(given, db=db, who="tableref watch")
+    told = []
+    watch.listen(told.append)
+    play_a_hand(watch)
+    assert [e["what"] for e in told if e["type"] == "ledger"] == ["hand"]
+    watch.close()
+    # the page, started later on the same ledger, shows the hand the watch refereed
+    serve = TableService.open({}, db=db, who="tableref serve")
+    app = create_app(serve, pin="1234")
+    try:
+        ledger = app.test_client().get("/api/ledger").get_json()
+        assert len(ledger["hands"]) == 1
+        hand = ledger["hands"][0]
+        assert hand["winner"] == "Ana" and hand["net"]["Ana"] > 0 and sum(hand["net"].values()) + hand["pot"] == 0
+        assert serve.setup()["source"] == "table.mp4" and serve.resumed
+    finally:
+        close_app(app)
+        serve.close()
+
+
+def test_hand_numbers_continue_across_restarts(tmp_path):
+    db = tmp_path / "ledger.sqlite3"
+    first = TableService.open({"players": P3, "source": "cam.mp4"}, db=db)
+    play_a_hand(first)
+    play_a_hand(first, t0=10)
+    assert first.session.hand_no == 3
+    first.close()
+    again = TableService.open({}, db=db)
+    try:
+        assert again.session.hand_no == 3 and again.snapshot()["hand_no"] == 3
+        play_a_hand(again, t0=20)
+        hands = again.ledger.hands(again.session_id)
+        assert [h["hand_no"] for h in hands] == [1, 2, 3]
+        assert [h["result"]["hand_no"] for h in hands] == [1, 2, 3]    # the referee's number is the ledger's
+        again.new_session(why="next evening")
+        assert again.session.hand_no == 1
+    finally:
+        again.close()
+
+
+def test_a_second_server_on_a_ledger_in_use_refuses(tmp_path):
+    db = tmp_path / "ledger.sqlite3"
+    first = TableService.open({"players": P3, "source": "cam.mp4"}, db=db)
+    try:
+        with pytest.raises(LedgerInUse) as err:
+            TableService.open({"players": ["X", "Y"], "source": "other.mp4"}, db=db)
+        assert "in use" in err.value.message and str(os.getpid()) in err.value.message
+        # the command line says so in one line, before touching anything
+        out = subprocess.run([sys.executable, "-m", "tableref", "serve", "--db", str(db), "--port", "8765",
+                              "--players", "X,Y"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2 and "in use" in out.stderr and "Traceback" not in out.stderr
+        assert first.setup()["players"] == P3            # the first one's setup was not rewritten
+    finally:
+        first.close()
+    TableService.open({}, db=db).close()                 # free again once the first one stopped
+
+
+def test_a_killed_holder_leaves_no_stale_lock(tmp_path):
+    db = tmp_path / "ledger.sqlite3"
+    code = ("import sys, time; from tableref.table.lock import LedgerLock; "
+            f"lock = LedgerLock({str(db)!r}).acquire(); print('held', flush=True); time.sleep(60)")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "held"
+        with pytest.raises(LedgerInUse):
+            LedgerLock(db).acquire()
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+    with LedgerLock(db) as lock:
+        assert lock.held
+
+
+def test_the_demo_never_touches_the_users_ledger(user_data):
+    for given in ({}, {"source": "demo"}, {"source": "demo", "game": "marriage"}):
+        demo = TableService.open(given)
+        try:
+            view = demo.ledger_view()
+            assert view["temporary"] and view["path"] is None and view["note"] == DEMO_LEDGER_NOTE
+            play_a_hand(demo) if demo.session.game == "desmoche" else None
+        finally:
+            demo.close()
+        assert not user_data.exists(), "the demo wrote into the user's ledger"
+    # the page says where the hands go
+    demo = TableService.open({})
+    app = create_app(demo, pin="1234")
+    try:
+        page = app.test_client().get("/").get_data(as_text=True)
+        assert 'id="temporary-ledger"' in page and "temporary ledger" in page
+        assert app.test_client().get("/api/state").get_json()["ledger"]["temporary"] is True
+    finally:
+        close_app(app)
+        demo.close()
+    # a real table uses the user's ledger, and says nothing of a temporary one
+    real = TableService.open({"source": "cam.mp4", "players": P3})
+    app = create_app(real, pin="1234")
+    try:
+        assert not real.ledger_view()["temporary"] and Path(real.ledger_view()["path"]) == user_data
+        assert 'id="temporary-ledger"' not in app.test_client().get("/").get_data(as_text=True)
+        # the host switches that table to the demo clip: its hands stay out of the user's ledger
+        told = []
+        real.listen(told.append)
+        real.session.reconfigure(source="demo")
+        play_a_hand(real)
+        assert real.ledger.hand_count(real.session_id) == 0
+        assert [e.get("reason") for e in told] == ["demo"]
+    finally:
+        close_app(app)
+        real.close()
+    # started again without a source, the user's real table is resumed from the user's ledger
+    again = TableService.open({})
+    try:
+        assert not again.ledger_view()["temporary"] and again.session.source == "cam.mp4"
+    finally:
+        again.close()
+
+
+def test_watch_without_db_keeps_nothing(user_data):
+    svc = TableService.open({"source": "cam.mp4", "players": P3}, db=MEMORY)
+    try:
+        play_a_hand(svc)
+        assert svc.ledger.hand_count(svc.session_id) == 1 and svc.ledger_view()["temporary"]
+    finally:
+        svc.close()
+    assert not user_data.exists()
+
+
+def test_host_card_correction_is_journalled_as_a_correction(tmp_path):
+    from tableref.vision.table_state import Meld, SeatState, StableTable, TableCard as VCard
+
+    svc = TableService.open({"players": P3, "source": "cam.mp4"}, db=tmp_path / "l.sqlite3")
+    try:
+        s = svc.session
+        # Ana's KH QH JH: the camera reads the king as AS
+        st = S([[["AS", "QH", "JH"]], [], []], t=1)
+
+        def vc(c):
+            return VCard(c.track_id, c.card, 0.9, (0, 0, 1, 1), (0, 0), (0, 0), "seat0")
+
+        table = StableTable(1.0, 0.5, 1, True, [SeatState(0, "seat0", "Ana", [Meld([vc(c) for c in st.seats[0].melds[0]])]),
+                                                SeatState(1, "seat1", "Beto"), SeatState(2, "seat2", "Cris")])
+        q = s.subscribe()
+        s.feed_table(table)
+        tid = st.seats[0].melds[0][0].track_id
+        svc.correct_card(tid, "KH", why="the camera misread the king", who="Rosa")
+        events = []
+        while not q.empty():
+            events.append(q.get_nowait())
+        after = events[[e["type"] for e in events].index("correction"):]
+        assert not [e for e in after if e["type"] == "illegal_move"], after
+        assert s.snapshot()["seats"][0]["melds"][0]["valid"] is True
+        entries = svc.ledger.entries(svc.session_id)
+        kinds = [e["kind"] for e in entries]
+        assert kinds[-1] == "card_correction" and "hand" not in kinds
+        last = entries[-1]
+        assert last["who"] == "Rosa" and last["why"] == "the camera misread the king"
+    finally:
+        svc.close()
+
+
+def test_a_failed_source_is_replaced_without_a_restart(tmp_path):
+    from tableref.live.session import TableSession
+
+    bad = tmp_path / "notes.mp4"
+    bad.write_text("this is not a video")
+    clip = ROOT / "tests" / "fixtures" / "table_clip" / "video.mp4"
+    s = TableSession(source=str(bad), game="desmoche", players=P3, realtime=False, loop=False,
+                     analyse_every=1000)
+    s.start()
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and s.snapshot()["camera"]["status"] != "error":
+            time.sleep(0.2)
+        cam = s.snapshot()["camera"]
+        assert cam["status"] == "error" and cam["source"] == str(bad), cam
+        while s.running and time.time() < deadline:       # the camera thread has given up on it
+            time.sleep(0.2)
+        s.reconfigure(source=str(clip))
+        cam = s.snapshot()["camera"]
+        assert cam["source"] == str(clip) and cam["status"] == "connecting", cam   # at once, not the old error
+        while time.time() < deadline and s.frames_analysed == 0:
+            time.sleep(0.2)
+        assert s.frames_analysed > 0, s.snapshot()["camera"]
+        assert s.snapshot()["camera"]["source"] == str(clip)
+        assert s.snapshot()["camera"]["status"] in ("ok", "ended")
+    finally:
+        s.stop()
