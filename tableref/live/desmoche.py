@@ -142,9 +142,12 @@ class DesmocheLiveHand:
                 kind, cards = claims[winner]
                 for p, (k, cs) in claims.items():
                     seat = self.players.index(p)
-                    events.append(make_event('autowin', t, f'{p} shows an automatic win: {dm_autowin.explain(k, cs, self.settings)}', seat=seat, player=p, cards=[str(c) for c in cs], kind=k, accepted=p == winner))
+                    events.append(make_event(
+                        "autowin", t, f"{p} shows an automatic win: {dm_autowin.explain(k, cs, self.settings)}",
+                        seat=seat, player=p, cards=[str(c) for c in cs], kind=k, accepted=p == winner))
                 if len(claims) > 1:
-                    events.append(make_event('verdict', t, f'{winner} wins the tie between automatic wins', seat=self.players.index(winner), player=winner))
+                    events.append(make_event("verdict", t, f"{winner} wins the tie between automatic wins",
+                                              seat=self.players.index(winner), player=winner))
                 self.referee.declare_autowin(winner, kind)
                 self.autowin_hands = {p: [str(c) for c in cs] for p, (_, cs) in claims.items()}
                 self.state = state
@@ -153,9 +156,11 @@ class DesmocheLiveHand:
         try:
             verdict = self.referee.observe(snap)
         except RefereeError as exc:
-            return [make_event('recognition_problem', t, f'cannot judge this view: {exc}')]
+            return [make_event("recognition_problem", t, f"cannot judge this view: {exc}")]
         if not verdict.accepted:
-            return [make_event('recognition_problem', t, '; '.join(verdict.problems) + ' -- check the cards (a misread card?)')]
+            return [make_event("recognition_problem", t,
+                               "; ".join(verdict.problems) + " -- check the cards (a misread card?)",
+                               problems=list(verdict.problems))]
         descriptive = diff_states(self.state, state, self.players)
         self.state = state
         self.verdict = verdict
@@ -179,19 +184,23 @@ class DesmocheLiveHand:
             p = self.players[s]
             cards = [str(c) for c in mv.cards]
             if not mv.valid and len(cards) >= MELD_MIN:
-                events.append(make_event('meld_invalid', t, f'{p}: {mv.reason}', seat=s, player=p, cards=cards, reason=mv.reason, meld=m))
+                events.append(make_event("meld_invalid", t, f"{p}: {mv.reason}", seat=s, player=p, cards=cards,
+                                          reason=mv.reason, meld=m))
             elif mv.valid and not mv.in_order:
-                events.append(make_event('out_of_order', t, f'{p}: {mv.reason}', seat=s, player=p, cards=cards, reason=mv.reason, meld=m))
+                events.append(make_event("out_of_order", t, f"{p}: {mv.reason}", seat=s, player=p, cards=cards,
+                                          reason=mv.reason, meld=m))
         if any(len(m) >= 3 for melds in snap.values() for m in melds):
             self.melds_laid = True
         for ch in verdict.illegal:
             p = ch.player
             seat = self.players.index(p) if p in self.players else None
-            events.append(make_event('illegal_move', t, ch.reason, seat=seat, player=p, cards=[str(c) for c in ch.cards], change=ch.change, to_player=ch.to_player))
+            events.append(make_event("illegal_move", t, ch.reason, seat=seat, player=p, cards=[str(c) for c in ch.cards],
+                                      change=ch.change, to_player=ch.to_player, reason=ch.reason))
         events = self._once(events)
         if verdict.winner is not None:
             w = verdict.winner
-            events.append(make_event('winner', t, f'{w} has ten cards in valid melds on the table and wins the hand', seat=self.players.index(w), player=w, cards=[c for m in snap[w] for c in m]))
+            events.append(make_event("winner", t, f"{w} has ten cards in valid melds on the table and wins the hand",
+                                      seat=self.players.index(w), player=w, cards=[c for m in snap[w] for c in m]))
             events += self._end(t, w)
         return events
 
@@ -243,7 +252,7 @@ class DesmocheLiveHand:
         try:
             s = self.referee.settle(winner=winner)
         except RefereeError as exc:
-            return [make_event('recognition_problem', t, f'cannot settle: {exc}')]
+            return [make_event("recognition_problem", t, f"cannot settle: {exc}")]
         items = []
         if s.winner is not None:
             items.append({"item": "pot", "player": s.winner, "points": s.pot_to_winner,

@@ -92,9 +92,12 @@ class MarriageLiveHand:
             self.tiplu = tiplu
             self.analyses.clear()
             self._keys.clear()
-            events.append(make_event('tiplu', t, f'the tiplu is {tiplu}' + ('' if self.host_tiplu else ' (read from the centre of the table)'), cards=[tiplu]))
+            events.append(make_event("tiplu", t, f"the tiplu is {tiplu}" + (
+                "" if self.host_tiplu else " (read from the centre of the table)"), cards=[tiplu], by_host=bool(self.host_tiplu)))
         elif tiplu is None and len(centre) > 1 and self.tiplu is None:
-            events.append(make_event('need_tiplu', t, 'several cards in the centre: which one is the tiplu? (the host can enter it)', cards=centre))
+            events.append(make_event("need_tiplu", t,
+                                      "several cards in the centre: which one is the tiplu? (the host can enter it)",
+                                      cards=centre))
         events += self._count(t)
         if self.auto_finish:
             events += self._maybe_finish(t)
@@ -116,7 +119,8 @@ class MarriageLiveHand:
                     key = ("too_many", n)
                     if self._keys.get(p) != key:
                         self._keys[p] = key
-                        events.append(make_event('count_problem', t, f'{p}: {n} cards in the seat zone, a hand has 21 (or 22)', seat=s, player=p, cards=cards))
+                        events.append(make_event("count_problem", t, f"{p}: {n} cards in the seat zone, a hand has 21 (or 22)",
+                                                  seat=s, player=p, cards=cards, count=n))
                 continue
             if self.tiplu is None:
                 continue
@@ -133,18 +137,24 @@ class MarriageLiveHand:
                                                       rules=self.rules, players=len(self.players))
             except RefereeError as exc:
                 self.analyses.pop(p, None)
-                events.append(make_event('count_problem', t, f'{p}: {exc.message} (a misread card?)', seat=s, player=p, cards=cards))
+                events.append(make_event("count_problem", t, f"{p}: {exc.message} (a misread card?)", seat=s, player=p,
+                                          cards=cards, reason=exc.message))
                 continue
             first = p not in self.analyses
             self.analyses[p] = (a, is_seen)
             if first:
-                events.append(make_event('hand_laid_down', t, f'{p} laid down {n} cards for the count', seat=s, player=p, cards=cards))
+                events.append(make_event("hand_laid_down", t, f"{p} laid down {n} cards for the count", seat=s, player=p,
+                                          cards=cards, count=n))
             status = "has seen the joker" if is_seen else "has not seen the joker"
             how = ""
             if a.can_finish:
                 how = "; a finished hand (" + ("eight dublees" if a.finish_by == "dublees" else "seven combinations") + ")"
             items = a.maal_detail.to_json() if hasattr(a.maal_detail, "to_json") else []
-            events.append(make_event('maal_counted', t, f'{p} {status}{how}; maal {a.maal_counted}' + ('' if is_seen else ' (not paid: unseen)' if a.maal == 0 and a.maal_counted else ''), seat=s, player=p, cards=cards, maal=int(a.maal_counted), maal_paid=int(a.maal), seen=is_seen, can_finish=bool(a.can_finish), melds=[[str(c) for c in m] for m in a.melds], meld_kinds=list(a.meld_kinds), maal_items=items))
+            unpaid = "" if is_seen else " (not paid: unseen)" if a.maal == 0 and a.maal_counted else ""
+            events.append(make_event("maal_counted", t, f"{p} {status}{how}; maal {a.maal_counted}{unpaid}",
+                                      seat=s, player=p, cards=cards, maal=int(a.maal_counted), maal_paid=int(a.maal),
+                                      seen=is_seen, can_finish=bool(a.can_finish), melds=[[str(c) for c in m] for m in a.melds],
+                                      meld_kinds=list(a.meld_kinds), maal_items=items))
         return events
 
     def winner_candidates(self) -> list[str]:

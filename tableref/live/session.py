@@ -524,9 +524,9 @@ class TableSession:
                         continue
                 frame = src.read(timeout=0.5)
                 st = src.status
+                if self._restart_source:
+                    continue                # a new source was set meanwhile: this one's news is stale
                 if frame is None:
-                    if self._restart_source:
-                        continue            # a new source was set meanwhile: this one's news is stale
                     self._set_camera(st.state, st.message, last_t)
                     if src.ended:
                         failed = st.state == "error"
