@@ -30,14 +30,15 @@ def S(seats, centre=(), t=0.0):
     return TableState.from_labels(seats, list(centre), t)
 
 
-def play_a_hand(service, t0=0.0):
-    """Ana lays her melds and wins; then the table is cleared for the next hand."""
+def play_a_hand(service, t0=0.0, clear=True):
+    """Ana lays her melds and wins; then (``clear``) the table is cleared for the next hand."""
     s = service.session
     s.feed_state(S([[], [], []], t=t0))
     s.feed_state(S([WIN[0][:1], WIN[1], []], t=t0 + 1))
     evs = s.feed_state(S(WIN, t=t0 + 2))
     assert "hand_end" in [e["type"] for e in evs]
-    s.feed_state(S([[], [], []], t=t0 + 3))       # cleared: the next hand starts
+    if clear:
+        s.feed_state(S([[], [], []], t=t0 + 3))   # cleared: the next hand starts
 
 
 @pytest.fixture
@@ -82,12 +83,14 @@ def test_hand_numbers_continue_across_restarts(tmp_path):
     again = TableService.open({}, db=db)
     try:
         assert again.session.hand_no == 3 and again.snapshot()["hand_no"] == 3
-        play_a_hand(again, t0=20)
+        play_a_hand(again, t0=20, clear=False)
         hands = again.ledger.hands(again.session_id)
         assert [h["hand_no"] for h in hands] == [1, 2, 3]
         assert [h["result"]["hand_no"] for h in hands] == [1, 2, 3]    # the referee's number is the ledger's
-        again.new_session(why="next evening")
-        assert again.session.hand_no == 1
+        again.new_session(why="next evening")        # (the table still shows hand 3's end)
+        play_a_hand(again, t0=30)
+        assert [h["hand_no"] for h in again.ledger.hands(again.session_id)] == [1]
+        assert again.session.hand_no == 2
     finally:
         again.close()
 

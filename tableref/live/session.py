@@ -187,10 +187,13 @@ class TableSession:
         self._waiting_clear = False
 
     def number_hands_from(self, first: int) -> None:
-        """Number the hand in progress ``first`` (the ledger's next hand), the next ones on from it."""
+        """The next hand to be decided is hand ``first`` (the ledger's next hand), the others on from it."""
         with self._lock:
-            self.hand_no = int(first)
-            self.hand.hand_no = int(first)
+            if self._waiting_clear:          # this hand is decided: the next one is ``first``
+                self.hand_no = int(first) - 1
+            else:
+                self.hand_no = int(first)
+                self.hand.hand_no = int(first)
 
     def reconfigure(self, **setup) -> None:
         """Change game, seats, players, rules, stake, source or zones. Starts a new hand."""

@@ -187,7 +187,7 @@ class TableService:
 
         Never raises: the session's camera thread calls it. A failure is kept in
         :attr:`last_ledger_error` and told to the listeners."""
-        if not self.record_demo and demo.is_demo(self._source()):
+        if not self.record_demo and demo.is_demo(self.session.source):
             self._tell({"type": "ledger", "what": "not_recorded", "reason": "demo", "hand_no": result.get("hand_no"),
                         "text": DEMO_NOT_RECORDED})
             return None
@@ -205,9 +205,6 @@ class TableService:
         self._tell({"type": "ledger", "what": "hand", "hand_no": hand["hand_no"], "hand_id": hand["id"],
                     "winner": hand["winner"], "net": hand["net"], "session_id": self.session_id})
         return hand
-
-    def _source(self) -> str:
-        return str(getattr(self.session, "source", "") or "")
 
     # ------------------------------------------------------------------ the host's actions
     def apply_setup(self, setup: dict, *, why: str = "setup", who: str = "host", client: str | None = None) -> dict:
