@@ -47,7 +47,7 @@ def user_data(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     from tableref.ledger.store import default_path
 
-    return default_path()
+    return default_path(create=False)
 
 
 def test_watch_and_serve_share_one_ledger(tmp_path):
@@ -137,7 +137,7 @@ def test_the_demo_never_touches_the_users_ledger(user_data):
             play_a_hand(demo) if demo.session.game == "desmoche" else None
         finally:
             demo.close()
-        assert not user_data.exists(), "the demo wrote into the user's ledger"
+        assert not user_data.parent.exists(), "the demo wrote into the user's data folder"
     # the page says where the hands go
     demo = TableService.open({})
     app = create_app(demo, pin="1234")

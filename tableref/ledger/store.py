@@ -47,12 +47,13 @@ class LedgerError(RefereeError):
     """A request the ledger refuses (bad result, unknown hand, ...). ``field`` names the culprit."""
 
 
-def default_path() -> Path:
-    """``ledger.sqlite3`` in the user's data directory (created if needed)."""
+def default_path(create: bool = True) -> Path:
+    """``ledger.sqlite3`` in the user's data directory (the directory created if needed and ``create``)."""
     from platformdirs import user_data_dir
 
     folder = Path(user_data_dir("tableref", appauthor=False))
-    folder.mkdir(parents=True, exist_ok=True)
+    if create:
+        folder.mkdir(parents=True, exist_ok=True)
     return folder / "ledger.sqlite3"
 
 

@@ -92,7 +92,7 @@ class TableService:
         lock = ledger = None
         if db is None and not demo.is_demo(given.get("source", demo.SOURCE)):
             path = default_path()
-        elif db is None and "source" not in given and default_path().exists():
+        elif db is None and "source" not in given and default_path(create=False).exists():
             path = default_path()       # the user's open session may name a real camera
         try:
             if path is not None:
