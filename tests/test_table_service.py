@@ -83,10 +83,23 @@ def test_hand_numbers_continue_across_restarts(tmp_path):
     again = TableService.open({}, db=db)
     try:
         assert again.session.hand_no == 3 and again.snapshot()["hand_no"] == 3
-        play_a_hand(again, t0=20, clear=False)
+        play_a_hand(again, t0=20)
         hands = again.ledger.hands(again.session_id)
         assert [h["hand_no"] for h in hands] == [1, 2, 3]
         assert [h["result"]["hand_no"] for h in hands] == [1, 2, 3]    # the referee's number is the ledger's
+        # a hand the host enters by hand takes the next number; the table's next hand follows it
+        app = create_app(again, pin="1234")
+        client = app.test_client()
+        csrf = client.get("/api/csrf").get_json()["csrf"]
+        assert client.post("/api/login", json={"pin": "1234"}, headers={"X-CSRF-Token": csrf}).status_code == 200
+        csrf = client.get("/api/csrf").get_json()["csrf"]
+        r = client.post("/api/hand/manual", json={"winner": "Beto", "net": {"Ana": -1, "Beto": 2, "Cris": -1},
+                                                  "why": "played away from the camera"},
+                        headers={"X-CSRF-Token": csrf})
+        assert r.status_code == 200 and r.get_json()["hand"]["hand_no"] == 4
+        close_app(app)
+        play_a_hand(again, t0=25, clear=False)
+        assert [h["result"].get("hand_no") for h in again.ledger.hands(again.session_id)][-1] == 5
         again.new_session(why="next evening")        # (the table still shows hand 3's end)
         play_a_hand(again, t0=30)
         assert [h["hand_no"] for h in again.ledger.hands(again.session_id)] == [1]

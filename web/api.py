@@ -295,6 +295,7 @@ def manual_hand():
               "net": data.get("net"), "items": data.get("items") or [], "details": {"entered_by_host": True}}
     with c.lock:
         hand = c.ledger.commit_hand(c.session_id, result, why=why_of(data, required=True), **_who())
+        c.service.sync_hand_numbers()
     _changed("hand", hand_no=hand["hand_no"])
     return jsonify({"ok": True, "hand": hand})
 

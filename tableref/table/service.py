@@ -69,7 +69,7 @@ class TableService:
             session_id, _ = ledger.resume_or_open(self.table_setup(), who=who)
         self.session_id = int(session_id)
         session.on_hand_end = self.record_hand
-        session.number_hands_from(ledger.hand_count(self.session_id) + 1)
+        self.sync_hand_numbers()
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -182,6 +182,11 @@ class TableService:
                 log.exception("a listener of the table service failed")
 
     # ------------------------------------------------------------------ recording
+    def sync_hand_numbers(self) -> None:
+        """The live session's next hand is the ledger's next hand (after a restart, a hand entered
+        by hand, a new setup or a new ledger session)."""
+        self.session.number_hands_from(self.ledger.hand_count(self.session_id) + 1)
+
     def record_hand(self, result: dict) -> dict | None:
         """Record one decided hand (the live session's ``on_hand_end``); returns the stored hand.
 
@@ -195,6 +200,7 @@ class TableService:
             with self.lock:
                 hand = self.ledger.commit_hand(self.session_id, result, who="referee",
                                                external_id=result.get("hand_key"))
+                self.sync_hand_numbers()
             self.last_ledger_error = None
         except Exception as exc:  # noqa: BLE001 - never kill the session's thread; tell the host
             msg = getattr(exc, "message", None) or str(exc)
@@ -213,6 +219,7 @@ class TableService:
             self.session.reconfigure(game=setup["game"], seats=setup["seats"], players=setup["players"],
                                      rules=setup["rules"], stake=setup["stake"], source=setup["source"])
             self.ledger.record_setup(self.session_id, setup, why=why, who=who, client=client)
+            self.sync_hand_numbers()
         return setup
 
     def set_zones(self, zones: dict) -> None:
@@ -224,7 +231,7 @@ class TableService:
         """Close the ledger session and open a new one with the same setup; hands count from 1."""
         with self.lock:
             self.session_id = self.ledger.open_session(self.setup(), why=why, who=who, client=client)
-            self.session.number_hands_from(1)
+            self.sync_hand_numbers()
         return self.session_id
 
     def correct_card(self, track_id: int, card: str | None, *, why: str = "", who: str = "host",
