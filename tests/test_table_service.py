@@ -90,12 +90,8 @@ def test_hand_numbers_continue_across_restarts(tmp_path):
         # a hand the host enters by hand takes the next number; the table's next hand follows it
         app = create_app(again, pin="1234")
         client = app.test_client()
-        csrf = client.get("/api/csrf").get_json()["csrf"]
-        assert client.post("/api/login", json={"pin": "1234"}, headers={"X-CSRF-Token": csrf}).status_code == 200
-        csrf = client.get("/api/csrf").get_json()["csrf"]
         r = client.post("/api/hand/manual", json={"winner": "Beto", "net": {"Ana": -1, "Beto": 2, "Cris": -1},
-                                                  "why": "played away from the camera"},
-                        headers={"X-CSRF-Token": csrf})
+                                                  "why": "played away from the camera"}, headers=_host(client))
         assert r.status_code == 200 and r.get_json()["hand"]["hand_no"] == 4
         close_app(app)
         play_a_hand(again, t0=25, clear=False)
@@ -228,30 +224,42 @@ def test_host_card_correction_is_journalled_as_a_correction(tmp_path):
         svc.close()
 
 
-def test_a_failed_source_is_replaced_without_a_restart(tmp_path):
-    from tableref.live.session import TableSession
+def _host(client, pin="1234"):
+    csrf = client.get("/api/csrf").get_json()["csrf"]
+    assert client.post("/api/login", json={"pin": pin}, headers={"X-CSRF-Token": csrf}).status_code == 200
+    return {"X-CSRF-Token": client.get("/api/csrf").get_json()["csrf"]}
 
+
+def test_a_failed_source_is_replaced_without_a_restart(tmp_path):
     bad = tmp_path / "notes.mp4"
     bad.write_text("this is not a video")
     clip = ROOT / "tests" / "fixtures" / "table_clip" / "video.mp4"
-    s = TableSession(source=str(bad), game="desmoche", players=P3, realtime=False, loop=False,
-                     analyse_every=1000)
+    svc = TableService.open({"source": str(bad), "players": P3}, db=tmp_path / "l.sqlite3",
+                            session_options={"realtime": False, "analyse_every": 1000})
+    app = create_app(svc, pin="1234")
+    client = app.test_client()
+    s = svc.session
     s.start()
     try:
         deadline = time.time() + 60
         while time.time() < deadline and s.snapshot()["camera"]["status"] != "error":
             time.sleep(0.2)
-        cam = s.snapshot()["camera"]
+        cam = client.get("/api/state").get_json()["table"]["camera"]
         assert cam["status"] == "error" and cam["source"] == str(bad), cam
         while s.running and time.time() < deadline:       # the camera thread has given up on it
             time.sleep(0.2)
-        s.reconfigure(source=str(clip))
-        cam = s.snapshot()["camera"]
+        # the host sets another source on the setup page: no restart
+        r = client.post("/api/setup", json={"source": str(clip)}, headers=_host(client))
+        assert r.status_code == 200, r.get_json()
+        state = client.get("/api/state").get_json()
+        assert state["setup"]["source"] == str(clip)
+        cam = state["table"]["camera"]
         assert cam["source"] == str(clip) and cam["status"] == "connecting", cam   # at once, not the old error
         while time.time() < deadline and s.frames_analysed == 0:
             time.sleep(0.2)
         assert s.frames_analysed > 0, s.snapshot()["camera"]
-        assert s.snapshot()["camera"]["source"] == str(clip)
-        assert s.snapshot()["camera"]["status"] in ("ok", "ended")
+        cam = client.get("/api/state").get_json()["table"]["camera"]
+        assert cam["source"] == str(clip) and cam["status"] in ("ok", "ended"), cam
     finally:
-        s.stop()
+        close_app(app)
+        svc.close()
