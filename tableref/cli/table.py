@@ -95,6 +95,8 @@ def _line(ev: dict, as_json: bool) -> str:
     kind = ev.get("type", "?")
     t = ev.get("t")
     stamp = f"[{t:7.1f}s]" if isinstance(t, (int, float)) else " " * 10
+    if kind == "hand_end" and ev.get("decided") is False:
+        return f"{stamp} NOT DECIDED: {ev.get('text', '')}"
     if kind == "hand_end":
         items = ev.get("items") or []
         lines = [f"{stamp} HAND OVER: " + (f"{ev.get('winner')} wins" if ev.get("winner") else "no winner")]
