@@ -13,7 +13,6 @@ import math
 from tableref.games import GAMES, game as game_spec
 from tableref.referee.errors import RefereeError
 
-DEFAULT_NAMES = ["Ana", "Beto", "Cris", "Dani", "Eva"]
 MAX_STAKE = 1_000_000
 MAX_NAME = 24
 
@@ -165,6 +164,7 @@ def merge_setup(resumed: dict | None, given: dict) -> tuple[dict, bool]:
     resumed setup. The result still needs :func:`validate_setup`.
     """
     from tableref import demo
+    from tableref.live.session import DEFAULT_NAMES
 
     base = dict(resumed or {})
     given = {k: v for k, v in given.items() if v is not None}
