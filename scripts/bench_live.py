@@ -137,7 +137,9 @@ def latency(video: str, game: str, players: list[str], truth: dict) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--game", default="desmoche", choices=["desmoche", "marriage"])
+    from tableref.games import GAME_NAMES
+
+    ap.add_argument("--game", default="desmoche", choices=GAME_NAMES)
     ap.add_argument("--seed", type=int, default=500)
     ap.add_argument("--video", default=None)
     ap.add_argument("--truth", default=None)

@@ -117,7 +117,9 @@ def main(argv=None) -> int:
     tasks = []
     for game in args.games.split(","):
         game = game.strip()
-        if game not in ("desmoche", "marriage"):
+        from tableref.games import GAMES
+
+        if game not in GAMES:
             ap.error(f"unknown game {game!r}")
         start = args.start if args.start is not None else (1000 if game == "desmoche" else 2000)
         tasks += [(game, s, work, args.synthetic, threads, args.noise, args.every) for s in range(start, start + args.n)]

@@ -27,6 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tableref.games import GAME_NAMES  # noqa: E402
 from tableref.vision.types import DetectedCard, FrameObservation  # noqa: E402
 
 LABELS = [r + s for s in "CDHS" for r in "A 2 3 4 5 6 7 8 9 10 J Q K".split()]
@@ -107,7 +108,7 @@ def run(game: str, seed: int, args) -> tuple[bool, dict, dict]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", nargs="*", default=["desmoche", "marriage"])
+    ap.add_argument("--games", nargs="*", default=list(GAME_NAMES))
     ap.add_argument("--n", type=int, default=10)
     ap.add_argument("--start", type=int, default=300)
     ap.add_argument("--miss", type=float, default=0.05, help="probability a visible card is missed in a frame")

@@ -65,7 +65,7 @@ def server(tmp_path_factory):
         import playwright.sync_api  # noqa: F401
     except ImportError:
         _need(False, "the playwright package is missing: pip install -e '.[test]'")
-    from tableref.live.session import demo_clip
+    from tableref.demo import clip as demo_clip
 
     # TABLEREF_BROWSER_SOURCE: another clip for trying the test out; the test proper uses the demo.
     source = os.environ.get("TABLEREF_BROWSER_SOURCE", "demo")
@@ -136,6 +136,11 @@ def test_live_page_login_correct_and_scoreboard(server, browser):
     laid = {c for s in state["seats"] for m in s["melds"] for c in m["cards"]}
     shown = set(page.locator(".seat .meld .card").evaluate_all("els => els.map(e => e.dataset.card)"))
     assert shown & laid, (shown, laid)
+
+    # The event log names each player once ("Beto laid ...", never "Beto Beto laid ...").
+    page.wait_for_selector(".event-log li b", timeout=60_000)
+    lines = page.locator(".event-log li").all_inner_texts()
+    assert lines and not [x for x in lines if len(x.split()) > 1 and x.split()[0] == x.split()[1]], lines
 
     # Viewers cannot correct; the host logs in with the PIN.
     assert page.locator(".card[role=button]").count() == 0

@@ -1,13 +1,14 @@
 """Event derivation from successive stable table states (no video)."""
-from tableref.live.events import SeatState, TableCard, TableState, diff_states
+from tableref.live.events import diff_states
+from tableref.live.state import PlacedCard, SeatCards, TableState
 
 P = ["Ana", "Beto", "Cris"]
 
 
 def st(seats, centre=(), t=0.0):
     """seats: list per seat of melds, each a list of (id, label)."""
-    return TableState([SeatState([[TableCard(i, c) for i, c in m] for m in melds]) for melds in seats],
-                      [TableCard(i, c) for i, c in centre], t)
+    return TableState([SeatCards([[PlacedCard(i, c) for i, c in m] for m in melds]) for melds in seats],
+                      [PlacedCard(i, c) for i, c in centre], t)
 
 
 def types(evs):

@@ -77,7 +77,7 @@ def test_every_referee_reason_has_a_string():
 
 def test_every_live_event_type_has_a_string():
     src = _source("tableref/live/*.py")
-    types = set(re.findall(r'\b_?ev\("([a-z_]+)"', src)) | set(re.findall(r'"type": "([a-z_]+)"', src))
+    types = set(re.findall(r'\b(?:make_event|_?ev)\(\s*"([a-z_]+)"', src)) | set(re.findall(r'"type": "([a-z_]+)"', src))
     assert {"meld_laid", "card_added", "illegal_move", "hand_end", "camera_status", "maal_counted"} <= types
     special = {"hand_end": ["ev_hand_end_winner", "ev_hand_end_none"], "maal_counted": ["ev_maal_seen", "ev_maal_unseen"]}
     missing = [k for ty in types for k in special.get(ty, ["ev_" + ty]) if k not in EN]

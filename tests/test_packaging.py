@@ -55,7 +55,7 @@ def test_normal_install_imports_from_the_package(wheel, tmp_path):
         "import importlib, sys\n"
         "import tableref, tableref.referee.cards, tableref.vision.detector, tableref.web.app, tableref.models\n"
         "from tableref.vision.detector import default_models_dir\n"
-        "from tableref.live.session import demo_clip\n"
+        "from tableref.demo import clip as demo_clip\n"
         "site = sys.argv[1]\n"
         "for m in (tableref, tableref.referee.cards, tableref.vision.detector, tableref.web.app):\n"
         "    assert m.__file__.startswith(site), (m.__name__, m.__file__)\n"

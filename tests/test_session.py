@@ -276,11 +276,11 @@ def test_card_read_twice_uses_its_second_reading():
     """One pack: a card read twice is a misreading; the uncertain card's runner-up label is used."""
     from types import SimpleNamespace
 
-    from tableref.live.events import SeatState, TableCard
+    from tableref.live.state import PlacedCard, SeatCards
     from tableref.live.repair import repair_duplicates
 
-    st = TableState([SeatState([[TableCard(1, "6H"), TableCard(2, "7H"), TableCard(3, "8H")]]),
-                     SeatState([[TableCard(4, "6H"), TableCard(5, "6S"), TableCard(6, "6C")]])], [], 1.0)
+    st = TableState([SeatCards([[PlacedCard(1, "6H"), PlacedCard(2, "7H"), PlacedCard(3, "8H")]]),
+                     SeatCards([[PlacedCard(4, "6H"), PlacedCard(5, "6S"), PlacedCard(6, "6C")]])], [], 1.0)
     tracker = SimpleNamespace(tracks=[
         SimpleNamespace(id=1, votes={"6H": 9.0}),
         SimpleNamespace(id=4, votes={"6H": 5.0, "6D": 3.0, "9C": 0.2}),
@@ -297,10 +297,10 @@ def test_card_read_twice_uses_its_second_reading():
 @pytest.mark.parametrize("game,players", [("desmoche", P3), ("marriage", ["A", "B"])])
 def test_snapshot_gives_loose_cards_with_their_track_ids(game, players):
     """The host corrects a loose card by its track id, so the snapshot must carry it."""
-    from tableref.live.events import SeatState, TableCard
+    from tableref.live.state import PlacedCard, SeatCards
 
     s = session(game=game, players=players)
-    seats = [SeatState([], [TableCard(41, "7H"), TableCard(42, "KS")])] + [SeatState([]) for _ in players[1:]]
+    seats = [SeatCards([], [PlacedCard(41, "7H"), PlacedCard(42, "KS")])] + [SeatCards([]) for _ in players[1:]]
     s.feed_state(TableState(seats, [], 1.0))
     seat = s.snapshot()["seats"][0]
     assert seat["loose"] == ["7H", "KS"] and seat["loose_ids"] == [41, 42]

@@ -6,6 +6,7 @@ reads the cards, the tracker follows them, the session and the referee decide
 the hand, and the last JSON line must carry the simulator's winner and nets.
 """
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,14 +28,16 @@ def _models_ready() -> bool:
 
 
 @pytest.fixture(scope="module")
-def watched():
+def watched(tmp_path_factory):
     if not _models_ready():
         pytest.fail("the committed recognition models are missing (models/recognition.json)")
     truth = json.loads((CLIP / "truth.json").read_text())
+    db = tmp_path_factory.mktemp("watch") / "ledger.sqlite3"
     p = subprocess.run([sys.executable, "-m", "tableref", "watch", str(CLIP / "video.mp4"), "--game", "desmoche",
-                        "--players", ",".join(truth["players"]), "--json"],
+                        "--players", ",".join(truth["players"]), "--json", "--db", str(db), "--progress"],
                        cwd=ROOT, capture_output=True, text=True, timeout=240)
     lines = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
+    p.db = db
     return truth, p, lines
 
 
@@ -58,6 +61,21 @@ def test_watch_clip_gives_the_simulated_result(watched):
     assert last["net"] == truth["net"]
     kinds = {x["type"] for x in lines}
     assert "meld_laid" in kinds and "winner" in kinds
+
+
+def test_watch_says_the_result_once_with_progress_and_records_it(watched):
+    truth, p, lines = watched
+    ends = [x for x in lines if x["type"] == "hand_end"]
+    assert len(ends) == 1 and lines[-1] is ends[0], [x["type"] for x in lines[-4:]]
+    # the progress bar and the rate went to stderr, not into the JSON lines
+    assert re.search(r"\d+ frames analysed in [\d.]+ s \([\d.]+ frames/s\)", p.stderr), p.stderr[-500:]
+    # the hand is in the ledger that `tableref serve --db` would show
+    from tableref.ledger.store import Ledger
+
+    with Ledger(p.db) as ledger:
+        hands = ledger.hands(ledger.current_session())
+    assert [h["net"] for h in hands] == [truth["net"]] and hands[0]["hand_no"] == ends[0]["hand_no"] == 1
+    assert "recorded in the ledger" in p.stderr
 
 
 def test_watch_bad_source_is_a_clear_error(tmp_path):

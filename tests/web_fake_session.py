@@ -53,6 +53,9 @@ class FakeSession:
         for q in subs:
             q.put(event)
 
+    def number_hands_from(self, first):
+        self.hand_no = first
+
     def latest_jpeg(self):
         return self.jpeg
 

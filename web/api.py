@@ -78,7 +78,7 @@ def state():
     return jsonify({
         "table": localize_table(c.snapshot(), pick_language()),  # with "say" texts in the page's language
         "setup": c.setup(),
-        "ledger": {"session_id": c.session_id, "balances": c.ledger.balances(c.session_id),
+        "ledger": {**c.service.ledger_view(), "balances": c.ledger.balances(c.session_id),
                    "hands": c.ledger.hand_count(c.session_id), "error": c.last_ledger_error},
         "host": is_host(),
     })
@@ -166,10 +166,7 @@ def setup():
     with c.lock:
         why = why_of(data) or "setup"
         clean = validate_setup({k: v for k, v in data.items() if k != "why"}, c.setup())
-        session_call("the table could not be set up: ", c.session.reconfigure, game=clean["game"],
-                     seats=clean["seats"], players=clean["players"], rules=clean["rules"], stake=clean["stake"],
-                     source=clean["source"])
-        c.ledger.record_setup(c.session_id, clean, why=why, **_who())
+        session_call("the table could not be set up: ", c.service.apply_setup, clean, why=why, **_who())
     _changed("setup", setup=clean)
     return jsonify({"ok": True, "setup": clean})
 
@@ -183,7 +180,7 @@ def zones():
     if seats and len(clean["seats"]) != seats:
         raise SetupError(f"the table has {seats} seats but {len(clean['seats'])} seat zones were drawn", "seats")
     with c.lock:
-        session_call("the zones could not be used: ", c.session.reconfigure, zones=clean)
+        session_call("the zones could not be used: ", c.service.set_zones, clean)
     c.hub.publish({"type": "zones"})
     return jsonify({"ok": True, "zones": clean})
 
@@ -194,7 +191,7 @@ def new_session():
     c = ctx()
     data = body()
     with c.lock:
-        c.session_id = c.ledger.open_session(c.setup(), why=why_of(data), **_who())
+        c.service.new_session(why=why_of(data), **_who())
     _changed("session", session_id=c.session_id)
     return jsonify({"ok": True, "session_id": c.session_id})
 
@@ -219,11 +216,9 @@ def correct_card():
     why = why_of(data)
     with c.lock:
         try:
-            result = session_call("", c.session.correct_card, tid, card)
+            result = session_call("", c.service.correct_card, tid, card, why=why, **_who())
         except KeyError:
             return error(404, f"no card with track_id {tid} is on the table now", "track_id")
-        c.ledger.record_card_correction(c.session_id, {"track_id": tid, "card": card, "result": result},
-                                        why=why or "camera misread", **_who())
     c.hub.publish({"type": "correction", "track_id": tid, "card": card})
     return jsonify({"ok": True, "result": result})
 
@@ -269,7 +264,7 @@ def confirm_hand():
     if "confirm" in data:
         host_input["confirm"] = bool(data["confirm"])
     with c.lock:
-        result = session_call("", c.session.finish_hand, **host_input)
+        result = session_call("", c.service.finish_hand, **host_input)
     return jsonify({"ok": True, "result": result, "ledger_error": c.last_ledger_error})
 
 
@@ -301,6 +296,7 @@ def manual_hand():
               "net": data.get("net"), "items": data.get("items") or [], "details": {"entered_by_host": True}}
     with c.lock:
         hand = c.ledger.commit_hand(c.session_id, result, why=why_of(data, required=True), **_who())
+        c.service.sync_hand_numbers()
     _changed("hand", hand_no=hand["hand_no"])
     return jsonify({"ok": True, "hand": hand})
 

@@ -27,7 +27,7 @@ def render(template: str, **kw):
 
     return render_template(template, t=t, choice=choice, lang=lang, languages=LANGUAGES, strings=strings(lang),
                            csrf=csrf_token(), host=is_host(), setup=setup, game=setup.get("game", "desmoche"),
-                           page=template.rsplit(".", 1)[0], **kw)
+                           page=template.rsplit(".", 1)[0], ledger=ctx.service.ledger_view(), **kw)
 
 
 @pages.get("/")

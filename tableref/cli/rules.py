@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import importlib
 
+from tableref.games import GAMES
 from tableref.rules_json.jsonio import run_json_command
-
-GAMES = {
-    "marriage": ("tableref.rules_json.marriage", "Marriage (Matrimonio), three packs"),
-    "desmoche": ("tableref.rules_json.desmoche", "Desmoche, one pack"),
-}
 
 
 def register(sub) -> None:
-    for game, (module_name, title) in GAMES.items():
+    for game, spec in GAMES.items():
+        module_name, title = spec.json_commands, spec.description
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:

@@ -1,8 +1,11 @@
 """``tableref watch``, ``tableref simulate`` and ``tableref markers``: the live table on the command line.
 
-* ``tableref watch SOURCE --game desmoche|marriage --seats N [--json]`` runs the
-  camera pipeline headless and prints events and verdicts (with ``--json`` one
-  object per line, each with a ``"type"``; the last is the ``hand_end``).
+* ``tableref watch SOURCE --game desmoche|marriage --seats N [--json] [--db FILE]``
+  runs the camera pipeline headless and prints events and verdicts (with ``--json``
+  one object per line, each with a ``"type"``; the last is the ``hand_end``). It runs
+  the same table service as ``tableref serve``: with ``--db FILE`` the hands it
+  referees are recorded in that ledger. On a terminal a bar shows the frames
+  analysed and the frames per second.
   SOURCE: a camera number, a video file, a folder of images, an HTTP MJPEG /
   RTSP URL, or ``demo`` (the built-in demo clip, the default).
 * ``tableref simulate desmoche|marriage --seed N --out DIR`` plays a hand with
@@ -12,10 +15,15 @@
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
 from pathlib import Path
+
+from tableref.games import GAME_NAMES, GAMES
+
+SEAT_HELP = ", ".join(f"{g.title} {g.seats[0]}-{g.seats[1]}" for g in GAMES.values())
 
 
 def register(sub) -> None:
@@ -24,14 +32,19 @@ def register(sub) -> None:
     w.add_argument("source", nargs="?", default="demo",
                    help="camera number (0), video file, image folder, http:// MJPEG or rtsp:// URL, or 'demo' "
                         "(default)")
-    w.add_argument("--game", choices=["desmoche", "marriage"], default="desmoche", help="game (default desmoche)")
-    w.add_argument("--seats", type=int, default=None, help="number of players (2-4 Desmoche, 2-5 Marriage)")
+    w.add_argument("--game", choices=GAME_NAMES, default="desmoche", help="game (default desmoche)")
+    w.add_argument("--seats", type=int, default=None, help=f"number of players ({SEAT_HELP})")
     w.add_argument("--players", default=None, help="player names in seat order, comma separated "
                    "(seat 1 at the bottom edge of the picture, then clockwise)")
     w.add_argument("--stake", type=float, default=1, help="Desmoche stake per player (default 1)")
     w.add_argument("--rules", default=None, help="house rules as JSON, e.g. '{\"strict_order\": \"off\"}'")
     w.add_argument("--zones", default=None, help="zones JSON file (from calibration or drawn by hand)")
     w.add_argument("--json", action="store_true", help="one JSON object per line")
+    w.add_argument("--db", default=None, metavar="FILE",
+                   help="record the hands refereed in this ledger (the one `tableref serve --db FILE` shows); "
+                        "default: none kept")
+    w.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show frames analysed and frames/s on stderr (default: when it is a terminal)")
     w.add_argument("--realtime", action="store_true",
                    help="play video files at their own speed, dropping frames when slow "
                         "(default for files: analyse every frame)")
@@ -45,7 +58,7 @@ def register(sub) -> None:
 
     s = sub.add_parser("simulate", help="play a hand with bots and render it as a table video",
                        description="Bots play a hand; write DIR/video.mp4 and DIR/truth.json.")
-    s.add_argument("game", choices=["desmoche", "marriage"], help="the game the bots play")
+    s.add_argument("game", choices=GAME_NAMES, help="the game the bots play")
     s.add_argument("--seed", type=int, default=0,
                    help="random seed: the same seed plays and films the same hand (default 0)")
     s.add_argument("--out", required=True, help="output folder")
@@ -84,6 +97,8 @@ def _line(ev: dict, as_json: bool) -> str:
     kind = ev.get("type", "?")
     t = ev.get("t")
     stamp = f"[{t:7.1f}s]" if isinstance(t, (int, float)) else " " * 10
+    if kind == "hand_end" and ev.get("decided") is False:
+        return f"{stamp} NOT DECIDED: {ev.get('text', '')}"
     if kind == "hand_end":
         items = ev.get("items") or []
         lines = [f"{stamp} HAND OVER: " + (f"{ev.get('winner')} wins" if ev.get("winner") else "no winner")]
@@ -95,8 +110,58 @@ def _line(ev: dict, as_json: bool) -> str:
     return f"{stamp} {kind:16s} {ev.get('text', '')}"
 
 
+class WatchProgress:
+    """The frames analysed so far and the frames per second, as a bar on a terminal (stderr)."""
+
+    def __init__(self, session, stream=None, total: int | None = None):
+        from tqdm import tqdm
+
+        self.session = session
+        self.t0 = time.monotonic()
+        self.bar = tqdm(total=total, unit=" frames", file=stream or sys.stderr, dynamic_ncols=True, leave=False,
+                        desc="watch", mininterval=0.5)
+
+    def update(self) -> None:
+        n = self.session.frames_analysed
+        if n != self.bar.n:
+            self.bar.update(n - self.bar.n)
+
+    def rate(self) -> float:
+        dt = time.monotonic() - self.t0
+        return self.session.frames_analysed / dt if dt > 0 else 0.0
+
+    def write(self, line: str) -> None:
+        self.bar.write(line, file=sys.stdout)
+
+    def close(self) -> None:
+        self.update()
+        self.bar.close()
+        print(f"watch: {self.session.frames_analysed} frames analysed in {time.monotonic() - self.t0:.1f} s "
+              f"({self.rate():.1f} frames/s)", file=self.bar.fp, flush=True)
+
+
+def _frame_count(source: str, every: int) -> int | None:
+    """Frames a video file will give (for the progress bar), or None for a camera or stream."""
+    p = Path(source)
+    if not p.is_file():
+        return None
+    import cv2
+
+    cap = cv2.VideoCapture(str(p))
+    try:
+        n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+    finally:
+        cap.release()
+    return -(-n // max(1, every)) if n > 0 else None
+
+
 def cmd_watch(args) -> int:
-    from tableref.live.session import SessionError, TableSession, demo_setup
+    from tableref import demo
+    from tableref.ledger.store import LedgerError, SchemaError
+    from tableref.live.session import SessionError, resolve_source
+    from tableref.table.lock import LedgerInUse
+    from tableref.table.service import MEMORY, TableService
+    from tableref.table.setup import SetupError
 
     try:
         rules = _rules(args.rules)
@@ -104,14 +169,8 @@ def cmd_watch(args) -> int:
     except ValueError as exc:
         return _err(str(exc))
     players = [p.strip() for p in args.players.split(",")] if args.players else None
-    seats = args.seats
-    if args.source == "demo" and not players and not seats:
-        setup = demo_setup(args.game)
-        players = setup.get("players")
-    if seats is None and not players:
-        seats = 4 if args.game == "desmoche" else 3
-    if players and seats and len(players) != seats:
-        return _err(f"--players names {len(players)} players but --seats says {seats}")
+    if players and args.seats and len(players) != args.seats:
+        return _err(f"--players names {len(players)} players but --seats says {args.seats}")
     zones = None
     if args.zones:
         from tableref.vision.zones import TableZones, ZoneError
@@ -120,31 +179,57 @@ def cmd_watch(args) -> int:
             zones = TableZones.load(args.zones)
         except ZoneError as exc:
             return _err(str(exc))
-    try:
-        stake = int(args.stake) if float(args.stake).is_integer() else float(args.stake)
-        session = TableSession(source=args.source, game=args.game, seats=seats or len(players), players=players,
-                               rules=rules, stake=stake, zones=zones, realtime=args.realtime, loop=False,
-                               analyse_every=max(1, args.every))
-    except SessionError as exc:
-        return _err(str(exc))
-    if args.source != "demo":
+    if not demo.is_demo(args.source):
         from tableref.vision.sources import SourceError, open_source
 
         try:   # a clear error for a spec that names nothing, before starting
             open_source(args.source, start=False)
         except SourceError as exc:
             return _err(str(exc))
+    stake = int(args.stake) if float(args.stake).is_integer() else float(args.stake)
+    given = {"game": args.game, "source": args.source, "players": players, "seats": args.seats, "stake": stake,
+             "rules": rules}
+    try:
+        service = TableService.open(given, db=args.db or MEMORY, zones=zones, who="tableref watch",
+                                    session_options={"realtime": args.realtime, "loop": False,
+                                                     "analyse_every": max(1, args.every)})
+    except (SetupError, LedgerError, LedgerInUse) as exc:
+        return _err(exc.message)
+    except (SchemaError, SessionError, OSError, ValueError) as exc:
+        return _err(str(exc))
+    try:
+        return _watch(service, args, finish)
+    finally:
+        service.close()
+
+
+def _watch(service, args, finish) -> int:
+    from tableref.live.session import SessionError, resolve_source
+
+    session = service.session
+    progress = None
+    if args.progress or (args.progress is None and sys.stderr.isatty()):
+        progress = WatchProgress(session, total=_frame_count(resolve_source(session.source, session.game),
+                                                             max(1, args.every)))
+    say = progress.write if progress else (lambda line: print(line, flush=True))
+    recorded: list[str] = []
+    if args.db:
+        service.listen(lambda ev: recorded.append(
+            f"hand {ev['hand_no']} recorded in the ledger {args.db} (session {service.session_id})"
+            if ev.get("what") == "hand" else ev.get("text", "")))
     q = session.subscribe()
     session.start()
     t0 = time.monotonic()
+    held: list[dict] = []        # camera news after the hand's end: said only if something follows
     last_type = None
-    hand_ends = 0
     try:
         while True:
             try:
                 ev = q.get(timeout=0.2)
             except Exception:  # queue.Empty
                 ev = None
+            if progress:
+                progress.update()
             if ev is None:
                 if not session.running and q.empty():
                     break
@@ -155,32 +240,38 @@ def cmd_watch(args) -> int:
                 continue
             if ev.get("type") == "camera_status" and ev.get("status") == "ended":
                 continue          # the end of a file is implied by the hand_end that follows
-            print(_line(ev, args.json), flush=True)
+            if ev.get("type") == "camera_status" and last_type == "hand_end" and ev.get("status") == "ok":
+                held.append(ev)
+                continue
+            for h in held:
+                say(_line(h, args.json))
+            held.clear()
+            say(_line(ev, args.json))
             last_type = ev.get("type")
-            if last_type == "hand_end":
-                hand_ends += 1
     except KeyboardInterrupt:
-        session.stop()
+        pass
     session.stop()
+    if progress:
+        progress.close()
     if finish is not None and session.hand.result is None:
         try:
-            result = session.finish_hand(**finish)
+            result = service.finish_hand(**finish)
             print(_line(result, args.json), flush=True)
             last_type = "hand_end"
-            hand_ends += 1
         except SessionError as exc:
             print(_line({"type": "error", "text": f"cannot finish the hand: {exc}"}, args.json), flush=True)
-    if last_type != "hand_end":
-        if hand_ends and session.results:
-            # the last decided hand is repeated so that the last line is the result
-            print(_line(session.results[-1], args.json), flush=True)
-        else:
-            cam = session.snapshot()["camera"]
-            ev = {"type": "hand_end", "game": args.game, "winner": None, "net": {}, "items": [],
-                  "decided": False, "text": "the hand was not decided"
-                  + (f" (camera {cam['status']}: {cam['message']})" if cam.get("status") not in ("ok", "ended") else "")}
-            print(_line(ev, args.json), flush=True)
-            return 1
+    for line in recorded:
+        print(line, file=sys.stderr, flush=True)
+    if not session.results:
+        cam = session.snapshot()["camera"]
+        ev = {"type": "hand_end", "game": session.game, "winner": None, "net": {}, "items": [],
+              "decided": False, "text": "the hand was not decided"
+              + (f" (camera {cam['status']}: {cam['message']})" if cam.get("status") not in ("ok", "ended") else "")}
+        print(_line(ev, args.json), flush=True)
+        return 1
+    if last_type != "hand_end" and args.json:
+        # the JSON lines end with the result (said again, marked as a repeat)
+        print(_line({**session.results[-1], "repeat": True}, args.json), flush=True)
     return 0
 
 
@@ -193,9 +284,9 @@ def cmd_simulate(args) -> int:
     except ValueError as exc:
         return _err(str(exc))
     if args.players is not None:
-        lo, hi = (2, 4) if args.game == "desmoche" else (2, 5)
-        if not lo <= args.players <= hi:
-            return _err(f"{args.game} is played by {lo} to {hi} players")
+        problem = GAMES[args.game].seat_error(args.players)
+        if problem:
+            return _err(problem)
     from tableref.referee.errors import RefereeError
 
     try:

@@ -46,7 +46,7 @@ def cmd_calibrate(args) -> int:
 
     from tableref.vision.sources import SourceError, open_source
 
-    from tableref.live.session import demo_clip
+    from tableref.demo import clip as demo_clip
     from tableref.vision.zones import MarkerCalibrator, ZoneError, default_zones
 
     if not 2 <= args.seats <= 5:

@@ -33,12 +33,12 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
+from tableref.games import GAMES
 from tableref.referee.errors import RefereeError
 
 from tableref.ledger.migrations import LATEST, SchemaError, migrate
 from tableref.ledger.transfers import fewest_transfers
 
-GAMES = ("desmoche", "marriage")
 POT = "(pot)"  # the account of a Desmoche pot carried over to a later hand; never a player's name
 MONEY_KINDS = ("hand", "hand_correction", "undo")
 
@@ -47,12 +47,13 @@ class LedgerError(RefereeError):
     """A request the ledger refuses (bad result, unknown hand, ...). ``field`` names the culprit."""
 
 
-def default_path() -> Path:
-    """``ledger.sqlite3`` in the user's data directory (created if needed)."""
+def default_path(create: bool = True) -> Path:
+    """``ledger.sqlite3`` in the user's data directory (the directory created if needed and ``create``)."""
     from platformdirs import user_data_dir
 
     folder = Path(user_data_dir("tableref", appauthor=False))
-    folder.mkdir(parents=True, exist_ok=True)
+    if create:
+        folder.mkdir(parents=True, exist_ok=True)
     return folder / "ledger.sqlite3"
 
 

@@ -1,13 +1,14 @@
 """One hand of Desmoche at the live table: stable table states in, events and verdicts out.
 
 The camera shows what lies face up in front of each player. After every stable
-view :class:`DesmocheHand` asks the referee (:class:`referee.desmoche.table.TableReferee`)
+view :class:`DesmocheLiveHand` asks the referee (:class:`referee.desmoche.table.TableReferee`)
 for its verdicts and turns them into events:
 
 * descriptive events from :func:`tableref.live.events.diff_states` (``meld_laid``,
   ``card_added``, ``card_moved``, ``card_taken``, ``card_removed``), each carrying
   the verdict on the meld it touched (``valid``, ``in_order``, ``kind``, ``reason``);
-* ``meld_invalid`` / ``out_of_order`` for a meld the referee refuses or warns about;
+* ``meld_invalid`` / ``out_of_order`` for a meld the referee refuses or warns about
+  (each said once a hand for the same cards and reason);
 * ``illegal_move`` for every illegal change the referee reports (a card taken back,
   a desmoche that leaves a meld broken, a card moved to another player...);
 * ``autowin`` when, before any meld is laid, a player shows nine cards that make an
@@ -15,8 +16,15 @@ for its verdicts and turns them into events:
 * ``winner`` at the first view where a player has ten cards in valid melds, then
   ``hand_end`` with the settlement (pot, bonuses, nets).
 
+A meld the camera sees in two pieces (pieces shorter than a meld, lying side by side,
+that make one valid meld in the order they lie: Cris's ``9H 10H`` and ``JH QH``) is
+judged as the one meld it is (:func:`join_split_melds`); a meld shown valid stays
+valid until the cards on the table change.
+
 A hand that ends with the stock (no winner) is closed by the host
-(:meth:`DesmocheHand.finish`) or at the end of a recorded video.
+(:meth:`DesmocheLiveHand.finish`) or at the end of a recorded video. A card the
+host corrects is judged as if it had been read right from the start
+(:meth:`DesmocheLiveHand.rejudge`): a correction is never a player's move.
 """
 from __future__ import annotations
 
@@ -24,22 +32,59 @@ import importlib
 
 from tableref.referee.cards import parse_card
 dm_autowin = importlib.import_module("tableref.referee.desmoche.autowin")  # (the package re-exports a function of that name)
+from tableref.referee.desmoche.melds import check_meld
 from tableref.referee.desmoche.seats import play_order
 from tableref.referee.desmoche.table import TableReferee
 from tableref.referee.errors import RefereeError
 
-from tableref.live.events import TableState, diff_states, make_event as _ev
+from tableref.games import GAMES
+from tableref.live.events import diff_states, make_event
+from tableref.live.state import SeatCards, TableState
 
-HAND_SIZE = 9
+HAND_SIZE = GAMES["desmoche"].hand_size[0]
+MELD_MIN = 3                   # a meld has at least three cards
+#: events that describe a change of the table (said when it happens, not again on a re-judging)
+DESCRIPTIVE = frozenset({"meld_laid", "card_added", "card_moved", "card_taken", "card_removed", "card_loose",
+                         "meld_changed", "centre_changed"})
+#: verdicts said once a hand for the same cards and reason
+ONCE = frozenset({"meld_invalid", "out_of_order", "illegal_move"})
 
 
-class DesmocheHand:
-    """Referee one hand of Desmoche from successive stable table states."""
+def join_split_melds(state: TableState, settings) -> TableState:
+    """Join neighbouring pieces of a seat that are one meld seen in two.
+
+    Two melds next to each other in a seat, one of them shorter than a meld, that
+    make a valid meld when put together in the order they lie, are the one meld the
+    player laid; the camera saw a gap in it. Nothing else changes."""
+    seats = []
+    changed = False
+    for seat in state.seats:
+        melds = [list(m) for m in seat.melds]
+        i = 0
+        while i + 1 < len(melds):
+            a, b = melds[i], melds[i + 1]
+            if min(len(a), len(b)) < MELD_MIN:
+                try:
+                    joined = check_meld([c.card for c in a + b], settings).valid
+                except RefereeError:
+                    joined = False
+                if joined:
+                    melds[i:i + 2] = [a + b]
+                    changed = True
+                    continue
+            i += 1
+        seats.append(SeatCards(melds, list(seat.loose)))
+    return TableState(seats, list(state.centre), state.t) if changed else state
+
+
+class DesmocheLiveHand:
+    """Referee one hand of Desmoche from successive stable table states (a :class:`tableref.live.hand.LiveHand`)."""
 
     game = "desmoche"
 
-    def __init__(self, players: list[str], rules=None, stake=1, pot_carried=0, dealer: str | None = None,
-                 hand_no: int = 1):
+    def __init__(self, players: list[str], *, rules=None, stake=1, pot_carried=0, hand_no: int = 1,
+                 dealer: str | None = None, auto_finish: bool = True):
+        self._args = dict(rules=rules, stake=stake, pot_carried=pot_carried, hand_no=hand_no, dealer=dealer)
         self.players = list(players)
         self.rules = rules or {}
         self.stake = stake
@@ -55,6 +100,8 @@ class DesmocheHand:
         self.result: dict | None = None
         self.autowin_hands: dict[str, list[str]] = {}
         self.seen_cards = False        # anything face up in a seat zone this hand
+        self.history: list[TableState] = []    # every state judged, for re-judging after a correction
+        self._said: set[tuple] = set()         # verdicts already said (see ONCE)
 
     # ------------------------------------------------------------------ observing
     def snapshot_of(self, state: TableState) -> dict[str, list[list[str]]]:
@@ -69,6 +116,8 @@ class DesmocheHand:
         """Judge a new stable table state; return the events it causes."""
         if self.result is not None:
             return []
+        self.history.append(state)
+        state = join_split_melds(state, self.settings)
         t = state.t
         events: list[dict] = []
         snap = self.snapshot_of(state)
@@ -93,12 +142,12 @@ class DesmocheHand:
                 kind, cards = claims[winner]
                 for p, (k, cs) in claims.items():
                     seat = self.players.index(p)
-                    events.append(_ev("autowin", t, seat, p, [str(c) for c in cs],
-                                      f"{p} shows an automatic win: {dm_autowin.explain(k, cs, self.settings)}",
-                                      kind=k, accepted=(p == winner)))
+                    events.append(make_event(
+                        "autowin", t, f"{p} shows an automatic win: {dm_autowin.explain(k, cs, self.settings)}",
+                        seat=seat, player=p, cards=[str(c) for c in cs], kind=k, accepted=p == winner))
                 if len(claims) > 1:
-                    events.append(_ev("verdict", t, self.players.index(winner), winner, [],
-                                      f"{winner} wins the tie between automatic wins"))
+                    events.append(make_event("verdict", t, f"{winner} wins the tie between automatic wins",
+                                              seat=self.players.index(winner), player=winner))
                 self.referee.declare_autowin(winner, kind)
                 self.autowin_hands = {p: [str(c) for c in cs] for p, (_, cs) in claims.items()}
                 self.state = state
@@ -107,10 +156,11 @@ class DesmocheHand:
         try:
             verdict = self.referee.observe(snap)
         except RefereeError as exc:
-            return [_ev("recognition_problem", t, None, None, [], f"cannot judge this view: {exc}")]
+            return [make_event("recognition_problem", t, f"cannot judge this view: {exc}")]
         if not verdict.accepted:
-            return [_ev("recognition_problem", t, None, None, [], "; ".join(verdict.problems)
-                        + " -- check the cards (a misread card?)")]
+            return [make_event("recognition_problem", t,
+                               "; ".join(verdict.problems) + " -- check the cards (a misread card?)",
+                               problems=list(verdict.problems))]
         descriptive = diff_states(self.state, state, self.players)
         self.state = state
         self.verdict = verdict
@@ -133,26 +183,61 @@ class DesmocheHand:
                 continue
             p = self.players[s]
             cards = [str(c) for c in mv.cards]
-            if not mv.valid and len(cards) >= 3:
-                events.append(_ev("meld_invalid", t, s, p, cards, f"{p}: {mv.reason}", reason=mv.reason,
-                                  meld=m))
+            if not mv.valid and len(cards) >= MELD_MIN:
+                events.append(make_event("meld_invalid", t, f"{p}: {mv.reason}", seat=s, player=p, cards=cards,
+                                          reason=mv.reason, meld=m))
             elif mv.valid and not mv.in_order:
-                events.append(_ev("out_of_order", t, s, p, cards, f"{p}: {mv.reason}", reason=mv.reason,
-                                  meld=m))
+                events.append(make_event("out_of_order", t, f"{p}: {mv.reason}", seat=s, player=p, cards=cards,
+                                          reason=mv.reason, meld=m))
         if any(len(m) >= 3 for melds in snap.values() for m in melds):
             self.melds_laid = True
         for ch in verdict.illegal:
             p = ch.player
             seat = self.players.index(p) if p in self.players else None
-            events.append(_ev("illegal_move", t, seat, p, [str(c) for c in ch.cards], ch.reason,
-                              change=ch.change, to_player=ch.to_player))
+            events.append(make_event("illegal_move", t, ch.reason, seat=seat, player=p, cards=[str(c) for c in ch.cards],
+                                      change=ch.change, to_player=ch.to_player, reason=ch.reason))
+        events = self._once(events)
         if verdict.winner is not None:
             w = verdict.winner
-            events.append(_ev("winner", t, self.players.index(w), w,
-                              [c for m in snap[w] for c in m],
-                              f"{w} has ten cards in valid melds on the table and wins the hand"))
+            events.append(make_event("winner", t, f"{w} has ten cards in valid melds on the table and wins the hand",
+                                      seat=self.players.index(w), player=w, cards=[c for m in snap[w] for c in m]))
             events += self._end(t, w)
         return events
+
+    def _once(self, events: list[dict]) -> list[dict]:
+        """Drop a verdict already said this hand (the same kind, seat, cards and reason)."""
+        out = []
+        for e in events:
+            if e["type"] in ONCE:
+                key = (e["type"], e.get("seat"), tuple(e.get("cards") or ()), e.get("reason") or e.get("text"))
+                if key in self._said:
+                    continue
+                self._said.add(key)
+            out.append(e)
+        return out
+
+    def rejudge(self, state: TableState, corrections: dict[int, str | None]) -> list[dict]:
+        """The host corrected cards (track id -> label, None: not a card): judge the hand again as
+        if they had been read right from the start, then the table as it is now (``state``).
+
+        Returns the verdicts that change, never the changes of the table already told (and
+        never an illegal move made of a misreading)."""
+        if self.result is not None:
+            return []
+        from tableref.live.state import relabel
+
+        fresh = type(self)(self.players, **self._args)
+        fresh._said = self._said
+        for old in self.history:
+            fresh.observe(relabel(old, corrections))
+            if fresh.result is not None:     # the corrected past already had a winner: say it now
+                break
+        before = fresh.result
+        events = [] if before is not None else fresh.observe(state)
+        if before is not None:
+            events = [dict(before)]
+        self.__dict__.update(fresh.__dict__)
+        return [e for e in events if e["type"] not in DESCRIPTIVE]
 
     def _meld_verdict(self, seat: int, meld: int):
         if self.verdict is None:
@@ -167,7 +252,7 @@ class DesmocheHand:
         try:
             s = self.referee.settle(winner=winner)
         except RefereeError as exc:
-            return [_ev("recognition_problem", t, None, None, [], f"cannot settle: {exc}")]
+            return [make_event("recognition_problem", t, f"cannot settle: {exc}")]
         items = []
         if s.winner is not None:
             items.append({"item": "pot", "player": s.winner, "points": s.pot_to_winner,
@@ -176,15 +261,12 @@ class DesmocheHand:
             items.append({"item": b.bonus, "player": b.payer, "points": b.amount, "to": s.winner,
                           "cards": [str(c) for c in b.cards], "text": b.reason})
         net = {p: s.net[p] for p in self.players}
-        self.result = {
-            "type": "hand_end", "t": round(float(t), 2), "game": "desmoche", "hand_no": self.hand_no,
-            "winner": s.winner, "net": net, "items": items, "autowin": s.autowin,
-            "pot_carried_out": s.pot_carried_out,
-            "details": {"settlement": s.to_json(), "melds": self.table_melds(),
-                        "autowin_hands": self.autowin_hands},
-            "text": (f"hand {self.hand_no}: {s.winner} wins; " if s.winner else f"hand {self.hand_no}: no winner; ")
-            + ", ".join(f"{p} {v:+g}" for p, v in net.items()),
-        }
+        text = (f"hand {self.hand_no}: {s.winner} wins; " if s.winner else f"hand {self.hand_no}: no winner; ") \
+            + ", ".join(f"{p} {v:+g}" for p, v in net.items())
+        self.result = make_event(
+            "hand_end", t, text, game=self.game, hand_no=self.hand_no, winner=s.winner, net=net, items=items,
+            autowin=s.autowin, pot_carried_out=s.pot_carried_out,
+            details={"settlement": s.to_json(), "melds": self.table_melds(), "autowin_hands": self.autowin_hands})
         return [dict(self.result)]
 
     def table_melds(self) -> dict[str, list[list[str]]]:
@@ -231,6 +313,19 @@ class DesmocheHand:
                         "loose_ids": [c.track_id for c in seat.loose] if seat else [],
                         "verdicts": verdicts})
         return out
+
+    def table_view(self) -> dict:
+        """What this game adds to the table's snapshot (nothing for Desmoche)."""
+        return {}
+
+    def observe_scan(self, scan: TableState) -> list[dict]:
+        """Desmoche is judged on the tracked table, not on a count scan."""
+        return []
+
+    @property
+    def carried_pot(self) -> int:
+        """The pot this hand leaves for the next: what an undecided hand carries out."""
+        return int((self.result or {}).get("pot_carried_out") or 0)
 
     @property
     def winner(self) -> str | None:

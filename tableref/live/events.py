@@ -25,89 +25,24 @@ with one new copy).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from tableref.live.state import PlacedCard, SeatCards, TableState
 
 
-@dataclass(frozen=True)
-class TableCard:
-    """One physical card on the table: tracker id + recognised label (``"10H"``)."""
+def make_event(event_type: str, t: float, text: str, /, *, seat: int | None = None, player: str | None = None,
+               cards=(), **fields) -> dict:
+    """One event as the session publishes it; every event is built here.
 
-    track_id: int
-    card: str
-
-    def to_json(self) -> dict:
-        return {"track_id": self.track_id, "card": self.card}
-
-
-@dataclass
-class SeatState:
-    """The face-up cards in one seat's zone: melds in laying order, plus loose cards."""
-
-    melds: list[list[TableCard]] = field(default_factory=list)
-    loose: list[TableCard] = field(default_factory=list)
-
-    @property
-    def cards(self) -> list[TableCard]:
-        return [c for m in self.melds for c in m] + list(self.loose)
-
-    def meld_labels(self) -> list[list[str]]:
-        return [[c.card for c in m] for m in self.melds]
-
-
-@dataclass
-class TableState:
-    """A stable table: one :class:`SeatState` per seat and the centre zone's cards."""
-
-    seats: list[SeatState]
-    centre: list[TableCard] = field(default_factory=list)
-    t: float = 0.0
-
-    @classmethod
-    def empty(cls, n_seats: int, t: float = 0.0) -> "TableState":
-        return cls([SeatState() for _ in range(n_seats)], [], t)
-
-    @classmethod
-    def from_labels(cls, seats: list[list[list[str]]], centre: list[str] = (), t: float = 0.0,
-                    start_id: int = 1) -> "TableState":
-        """Build a state from card labels only (ids are given by label, for tests and tools).
-
-        ``seats[i]`` is a list of melds, each a list of labels in laying order.
-        Cards of the same label get the same id each time (first copy ``label``, second
-        ``label#2``...), so successive states built this way keep identities.
-        """
-        ids: dict[str, int] = {}
-
-        def tc(label: str, seen: dict) -> TableCard:
-            k = seen.get(label, 0) + 1
-            seen[label] = k
-            key = f"{label}#{k}"
-            if key not in _LABEL_IDS:
-                _LABEL_IDS[key] = len(_LABEL_IDS) + start_id
-            ids[key] = _LABEL_IDS[key]
-            return TableCard(_LABEL_IDS[key], label)
-
-        seen: dict[str, int] = {}
-        out = []
-        for melds in seats:
-            out.append(SeatState([[tc(c, seen) for c in m] for m in melds]))
-        cen = [tc(c, seen) for c in centre]
-        return cls(out, cen, t)
-
-    @property
-    def n_seats(self) -> int:
-        return len(self.seats)
-
-    def card_count(self) -> int:
-        return sum(len(s.cards) for s in self.seats) + len(self.centre)
-
-
-_LABEL_IDS: dict[str, int] = {}
-
-
-def make_event(etype: str, t: float, seat, player, cards, text: str, **extra) -> dict:
-    """One game event as the session publishes it (``type``, ``t``, ``seat``, ``player``, ``cards``, ``text``)."""
-    e = {"type": etype, "t": round(float(t), 2), "seat": seat, "player": player, "cards": list(cards), "text": text}
-    e.update(extra)
+    ``type``, ``t`` (media seconds), ``seat`` and ``player`` (None for the
+    table), ``cards`` (labels; placed cards also give their ``track_ids``), a readable
+    English ``text``, and the structured ``fields`` a page needs to say it in another
+    language (e.g. ``meld``, ``reason``, ``status``).
+    """
+    cards = list(cards)
+    e = {"type": event_type, "t": round(float(t), 2), "seat": seat, "player": player,
+         "cards": [c.card if isinstance(c, PlacedCard) else c for c in cards], "text": text}
+    if cards and isinstance(cards[0], PlacedCard):
+        e["track_ids"] = [c.track_id for c in cards]
+    e.update(fields)
     return e
 
 
@@ -146,10 +81,10 @@ def _canon(state: TableState, mapping: dict[int, int]) -> TableState:
     if not mapping:
         return state
 
-    def f(c: TableCard) -> TableCard:
-        return TableCard(mapping.get(c.track_id, c.track_id), c.card)
+    def f(c: PlacedCard) -> PlacedCard:
+        return PlacedCard(mapping.get(c.track_id, c.track_id), c.card)
 
-    seats = [SeatState([[f(c) for c in m] for m in s.melds], [f(c) for c in s.loose]) for s in state.seats]
+    seats = [SeatCards([[f(c) for c in m] for m in s.melds], [f(c) for c in s.loose]) for s in state.seats]
     return TableState(seats, [f(c) for c in state.centre], state.t)
 
 
@@ -170,16 +105,13 @@ def diff_states(old: TableState, new: TableState, players: list[str] | None = No
     old_label.update({c.track_id: c.card for c in old.centre})
     events: list[dict] = []
 
-    def ev(kind: str, seat: int, cards: list[TableCard], text: str, **extra) -> None:
-        e = {"type": kind, "t": round(float(new.t), 2), "seat": seat, "player": name(seat),
-             "cards": [c.card for c in cards], "track_ids": [c.track_id for c in cards], "text": text}
-        if extra.get("meld") is not None:  # the meld's cards, for texts built elsewhere (translations)
-            e["meld_cards"] = [c.card for c in new.seats[seat].melds[extra["meld"]]]
-        e.update(extra)
-        events.append(e)
+    def ev(kind: str, seat: int, cards: list[PlacedCard], text: str, **fields) -> None:
+        if fields.get("meld") is not None:  # the meld's cards, for texts built elsewhere (translations)
+            fields["meld_cards"] = [c.card for c in new.seats[seat].melds[fields["meld"]]]
+        events.append(make_event(kind, new.t, text, seat=seat, player=name(seat), cards=cards, **fields))
 
     for s, seat in enumerate(new.seats):
-        old_seat = old.seats[s] if s < len(old.seats) else SeatState()
+        old_seat = old.seats[s] if s < len(old.seats) else SeatCards()
         # match each new meld to the old meld of this seat it shares most cards with
         used_old: set[int] = set()
         matches: dict[int, int | None] = {}
@@ -252,7 +184,7 @@ def diff_states(old: TableState, new: TableState, players: list[str] | None = No
     old_centre = [c.card for c in old.centre]
     new_centre = [c.card for c in new.centre]
     if sorted(old_centre) != sorted(new_centre):
-        events.append({"type": "centre_changed", "t": round(float(new.t), 2), "seat": None, "player": None,
-                       "cards": new_centre, "track_ids": [c.track_id for c in new.centre],
-                       "text": "centre: " + (" ".join(new_centre) if new_centre else "no face-up cards")})
+        events.append(make_event("centre_changed", new.t,
+                                 "centre: " + (" ".join(new_centre) if new_centre else "no face-up cards"),
+                                 cards=new.centre, track_ids=[c.track_id for c in new.centre]))
     return events

@@ -1,7 +1,7 @@
 """The Marriage count at the live table: each seat's laid-down hand is scanned and counted.
 
 At the end of a Marriage hand every player lays their cards face up in front of
-them. :class:`MarriageHand` follows the stable table:
+them. :class:`MarriageLiveHand` follows the stable table:
 
 * the **tiplu** is the single face-up card in the centre zone (or entered by the
   host: ``finish_hand(tiplu=...)``); event ``tiplu``;
@@ -15,7 +15,7 @@ them. :class:`MarriageHand` follows the stable table:
   combinations), or the host's choice (``finish_hand(winner=...)``);
 * when every seat is counted, the tiplu is known and the winner is clear, the
   hand is **settled** at once (:func:`referee.marriage.settle`; event
-  ``hand_end``). Otherwise it waits for the host (:meth:`MarriageHand.finish`).
+  ``hand_end``). Otherwise it waits for the host (:meth:`MarriageLiveHand.finish`).
 
 Exposed tunnelas (shown at the deal) cannot be told from the camera's view of a
 laid-down hand; the host enters them (``finish_hand(exposed={player: [[...]]})``).
@@ -24,15 +24,21 @@ from __future__ import annotations
 
 from tableref.referee.errors import RefereeError
 
-from tableref.live.events import TableState, diff_states, make_event as _ev
+from tableref.games import GAMES
+from tableref.live.events import diff_states, make_event
+from tableref.live.state import TableState
 
-HAND_SIZES = (21, 22)
+HAND_SIZES = GAMES["marriage"].hand_size
 
 
-class MarriageHand:
+class MarriageLiveHand:
+    """Referee one Marriage count from stable tables and seat scans (a :class:`tableref.live.hand.LiveHand`)."""
+
     game = "marriage"
+    carried_pot = 0                     # Marriage has no pot
 
-    def __init__(self, players: list[str], rules=None, hand_no: int = 1, auto_finish: bool = True):
+    def __init__(self, players: list[str], *, rules=None, stake=1, pot_carried=0, hand_no: int = 1,
+                 auto_finish: bool = True):
         from tableref.referee.marriage import build_rules
 
         self.players = list(players)
@@ -86,11 +92,12 @@ class MarriageHand:
             self.tiplu = tiplu
             self.analyses.clear()
             self._keys.clear()
-            events.append(_ev("tiplu", t, None, None, [tiplu], f"the tiplu is {tiplu}" + (
-                "" if self.host_tiplu else " (read from the centre of the table)")))
+            events.append(make_event("tiplu", t, f"the tiplu is {tiplu}" + (
+                "" if self.host_tiplu else " (read from the centre of the table)"), cards=[tiplu], by_host=bool(self.host_tiplu)))
         elif tiplu is None and len(centre) > 1 and self.tiplu is None:
-            events.append(_ev("need_tiplu", t, None, None, centre,
-                              "several cards in the centre: which one is the tiplu? (the host can enter it)"))
+            events.append(make_event("need_tiplu", t,
+                                      "several cards in the centre: which one is the tiplu? (the host can enter it)",
+                                      cards=centre))
         events += self._count(t)
         if self.auto_finish:
             events += self._maybe_finish(t)
@@ -112,8 +119,8 @@ class MarriageHand:
                     key = ("too_many", n)
                     if self._keys.get(p) != key:
                         self._keys[p] = key
-                        events.append(_ev("count_problem", t, s, p, cards,
-                                          f"{p}: {n} cards in the seat zone, a hand has 21 (or 22)"))
+                        events.append(make_event("count_problem", t, f"{p}: {n} cards in the seat zone, a hand has 21 (or 22)",
+                                                  seat=s, player=p, cards=cards, count=n))
                 continue
             if self.tiplu is None:
                 continue
@@ -130,23 +137,24 @@ class MarriageHand:
                                                       rules=self.rules, players=len(self.players))
             except RefereeError as exc:
                 self.analyses.pop(p, None)
-                events.append(_ev("count_problem", t, s, p, cards, f"{p}: {exc.message} (a misread card?)"))
+                events.append(make_event("count_problem", t, f"{p}: {exc.message} (a misread card?)", seat=s, player=p,
+                                          cards=cards, reason=exc.message))
                 continue
             first = p not in self.analyses
             self.analyses[p] = (a, is_seen)
             if first:
-                events.append(_ev("hand_laid_down", t, s, p, cards, f"{p} laid down {n} cards for the count"))
+                events.append(make_event("hand_laid_down", t, f"{p} laid down {n} cards for the count", seat=s, player=p,
+                                          cards=cards, count=n))
             status = "has seen the joker" if is_seen else "has not seen the joker"
             how = ""
             if a.can_finish:
                 how = "; a finished hand (" + ("eight dublees" if a.finish_by == "dublees" else "seven combinations") + ")"
             items = a.maal_detail.to_json() if hasattr(a.maal_detail, "to_json") else []
-            events.append(_ev("maal_counted", t, s, p, cards,
-                              f"{p} {status}{how}; maal {a.maal_counted}" + (
-                                  "" if is_seen else " (not paid: unseen)" if a.maal == 0 and a.maal_counted else ""),
-                              maal=int(a.maal_counted), maal_paid=int(a.maal), seen=is_seen,
-                              can_finish=bool(a.can_finish), melds=[[str(c) for c in m] for m in a.melds],
-                              meld_kinds=list(a.meld_kinds), maal_items=items))
+            unpaid = "" if is_seen else " (not paid: unseen)" if a.maal == 0 and a.maal_counted else ""
+            events.append(make_event("maal_counted", t, f"{p} {status}{how}; maal {a.maal_counted}{unpaid}",
+                                      seat=s, player=p, cards=cards, maal=int(a.maal_counted), maal_paid=int(a.maal),
+                                      seen=is_seen, can_finish=bool(a.can_finish), melds=[[str(c) for c in m] for m in a.melds],
+                                      meld_kinds=list(a.meld_kinds), maal_items=items))
         return events
 
     def winner_candidates(self) -> list[str]:
@@ -203,11 +211,10 @@ class MarriageHand:
             "settlement": sj,
         }
         net = {p: s.net[p] for p in self.players}
-        self.result = {"type": "hand_end", "t": round(float(t), 2), "game": "marriage", "hand_no": self.hand_no,
-                       "winner": winner, "net": net, "items": items, "details": details,
-                       "maal": details["maal"], "seen": details["seen"],
-                       "text": f"count {self.hand_no}: {winner} wins; " + ", ".join(
-                           f"{p} {v:+g}" for p, v in net.items())}
+        self.result = make_event(
+            "hand_end", t, f"count {self.hand_no}: {winner} wins; " + ", ".join(f"{p} {v:+g}" for p, v in net.items()),
+            game=self.game, hand_no=self.hand_no, winner=winner, net=net, items=items, details=details,
+            maal=details["maal"], seen=details["seen"])
         return [dict(self.result)]
 
     # ------------------------------------------------------------------ host
@@ -299,5 +306,20 @@ class MarriageHand:
                         "count": count})
         return out
 
-    def extra_view(self) -> dict:
+    def table_view(self) -> dict:
+        """What the count adds to the table's snapshot: the tiplu and who may have ended the hand."""
         return {"tiplu": self.tiplu, "winner_candidates": self.winner_candidates()}
+
+    def rejudge(self, state: TableState, corrections: dict[int, str | None]) -> list[dict]:
+        """The host corrected cards: count again on the table as it is now (``state``, corrected)."""
+        if self.result is not None:
+            return []
+        self._keys.clear()
+        if self.count_state is not None:
+            from tableref.live.state import relabel
+
+            self.count_state = relabel(self.count_state, corrections)
+        events = self.observe(state)
+        if self.count_state is not None:
+            events += self._judge(self.count_state)
+        return [e for e in events if e["type"] not in ("meld_laid", "card_removed")]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
-from tableref.live.events import SeatState, TableCard, TableState
+from tableref.live.state import TableState, relabel
 
 MIN_SHARE = 0.2          # a runner-up label must have at least this share of the card's votes
 
@@ -31,14 +31,6 @@ def alternatives(tracker, track_id: int, current: str) -> list[str]:
             alts = sorted(((v / tot, lab) for lab, v in tr.votes.items() if lab != current), reverse=True)
             return [lab for share, lab in alts if share >= MIN_SHARE]
     return []
-
-
-def _relabel(state: TableState, changes: dict[int, str]) -> TableState:
-    def f(c: TableCard) -> TableCard:
-        return TableCard(c.track_id, changes.get(c.track_id, c.card))
-
-    seats = [SeatState([[f(c) for c in m] for m in s.melds], [f(c) for c in s.loose]) for s in state.seats]
-    return TableState(seats, [f(c) for c in state.centre], state.t)
 
 
 def _duplicates(state: TableState) -> int:
@@ -66,7 +58,7 @@ def repair_duplicates(state: TableState, tracker, max_changes: int = 2) -> tuple
             if len(set(ids)) < len(ids):
                 continue
             changes = {c.track_id: alt for c, alt in combo}
-            trial = _relabel(state, changes)
+            trial = relabel(state, changes)
             if _duplicates(trial) == 0:
                 best = (combo, trial)
                 break

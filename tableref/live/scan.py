@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 
-from tableref.live.events import SeatState, TableCard, TableState
+from tableref.live.state import PlacedCard, SeatCards, TableState
 
 
 SEEN_QUANTILE = 0.75
@@ -187,12 +187,12 @@ class SeatScanner:
             loose = []
             for lab, k in sorted(counts[z].items()):
                 for _ in range(k):
-                    loose.append(TableCard(nid, lab))
+                    loose.append(PlacedCard(nid, lab))
                     nid -= 1
-            seats.append(SeatState([], loose))
+            seats.append(SeatCards([], loose))
         centre = []
         for lab, k in sorted(counts[self.n_seats].items()):
             for _ in range(k):
-                centre.append(TableCard(nid, lab))
+                centre.append(PlacedCard(nid, lab))
                 nid -= 1
         return TableState(seats, centre, t)

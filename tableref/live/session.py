@@ -5,18 +5,21 @@ run. A background thread reads the newest frame of the source
 (:func:`vision.sources.open_source`), recognises the face-up cards
 (:class:`vision.detector.CardRecognizer`), follows them and publishes a stable
 table (:class:`vision.tracking.TableTracker`), and hands every new stable table
-to the game's hand referee (:class:`tableref.live.desmoche.DesmocheHand` or
-:class:`tableref.live.marriage.MarriageHand`), which turns it into events with
-the referee's verdicts.
+to the game's live hand (a :class:`tableref.live.hand.LiveHand` made from the
+game's entry in :mod:`tableref.games`), which turns it into events with the
+referee's verdicts. The session knows no game: what differs between games is
+in the registry and in the live hand.
 
 Everything that changes is an *event* (a dict with ``"type"``, ``"t"`` and a
-readable ``"text"``); subscribers (:meth:`TableSession.subscribe`) get each new
+readable ``"text"``, built by :func:`tableref.live.events.make_event`); subscribers (:meth:`TableSession.subscribe`) get each new
 event on their queue. A decided hand goes to :attr:`TableSession.on_hand_end`
-at once (the web app commits it to the ledger), and again as the final
-``hand_end`` event. Problems with the camera (unplugged, a corrupt file, a
-stream that stops) become ``camera_status`` events and the status in
-:meth:`snapshot`; the source reconnects by itself and nothing already decided is
-lost. When a video file ends, the hand in progress is settled as it stands
+at once (the table service, :mod:`tableref.table.service`, records it in the
+ledger), and again as the final ``hand_end`` event. Problems with the camera
+(unplugged, a corrupt file, a stream that stops) become ``camera_status`` events
+and the status in :meth:`snapshot`; the source reconnects by itself and nothing
+already decided is lost. A source that fails for good is replaced by setting a new
+one (:meth:`reconfigure`), without a restart; the camera status always names the
+source in force. When a video file ends, the hand in progress is settled as it stands
 (a Desmoche hand without a winner carries its pot; a Marriage count is settled if
 the cards show a winner).
 
@@ -40,49 +43,26 @@ from typing import Callable
 import cv2
 import numpy as np
 
+from tableref import demo
+from tableref.games import UnknownGame, game as game_spec
 from tableref.referee.errors import RefereeError
 
-from tableref.live.events import SeatState, TableCard, TableState
+from tableref.live.events import make_event
+from tableref.live.hand import LiveHand, new_hand
+from tableref.live.state import PlacedCard, SeatCards, TableState
 
-GAMES = ("desmoche", "marriage")
 DEFAULT_NAMES = ["Ana", "Beto", "Cris", "Dani", "Eva"]
 MAX_EVENTS = 300
-SEAT_RANGE = {"desmoche": (2, 4), "marriage": (2, 5)}
 
 
 class SessionError(ValueError):
     """Bad session setup (message is for the user)."""
 
 
-#: The built-in demo clips and their setups (``tableref/demo/``).
-DEMO_DIR = Path(__file__).resolve().parents[1] / "demo"
-
-
-def demo_clip(game: str = "desmoche") -> Path | None:
-    """The built-in demo clip for a game (``tableref/demo/<game>.mp4``), or None."""
-    here = DEMO_DIR
-    p = here / f"{game}.mp4"
-    if p.exists():
-        return p
-    p = here / "desmoche.mp4"
-    return p if p.exists() else None
-
-
-def demo_setup(game: str = "desmoche") -> dict:
-    """Players/seats the built-in demo clip was recorded with (``tableref/demo/<game>.json``)."""
-    import json
-
-    p = DEMO_DIR / f"{game}.json"
-    try:
-        return json.loads(p.read_text())
-    except (OSError, ValueError):
-        return {}
-
-
 def resolve_source(spec: str, game: str) -> str:
     """``"demo"`` → the demo clip of ``game``; anything else unchanged."""
-    if str(spec).strip() == "demo":
-        p = demo_clip(game)
+    if demo.is_demo(spec):
+        p = demo.clip(game)
         if p is None:
             raise SessionError("the built-in demo clip is missing from this installation (tableref/demo/)")
         return str(p)
@@ -96,11 +76,11 @@ def state_from_stable(table, n_seats: int, corrections: dict[int, str | None] | 
     """
     corrections = corrections or {}
 
-    def conv(c) -> TableCard | None:
+    def conv(c) -> PlacedCard | None:
         label = corrections.get(c.track_id, c.card) if c.track_id in corrections else c.card
         if label is None:
             return None
-        return TableCard(int(c.track_id), label)
+        return PlacedCard(int(c.track_id), label)
 
     seats = []
     for s in range(n_seats):
@@ -112,9 +92,9 @@ def state_from_stable(table, n_seats: int, corrections: dict[int, str | None] | 
                 if cards:
                     melds.append(cards)
             loose = [x for x in (conv(c) for c in st.loose) if x is not None]
-            seats.append(SeatState(melds, loose))
+            seats.append(SeatCards(melds, loose))
         else:
-            seats.append(SeatState())
+            seats.append(SeatCards())
     centre = [x for x in (conv(c) for c in table.centre) if x is not None]
     return TableState(seats, centre, float(table.t))
 
@@ -154,9 +134,11 @@ class TableSession:
         self.hand_no = 0
         self.pot = 0
         self._waiting_clear = False
-        if str(source).strip() == "demo" and not players:
+        self._restart_source = False
+        self._thread_done = False
+        if demo.is_demo(source) and not players:
             # the built-in clip was filmed with these players; use their names when the seats agree
-            demo_players = demo_setup(game).get("players") or []
+            demo_players = demo.setup(game).get("players") or []
             if len(demo_players) == int(seats):
                 players = list(demo_players)
         self._configure(source=source, game=game, seats=seats, players=players, rules=rules, stake=stake)
@@ -164,8 +146,10 @@ class TableSession:
 
     # ------------------------------------------------------------------ setup
     def _configure(self, *, source, game, seats, players, rules, stake) -> None:
-        if game not in GAMES:
-            raise SessionError(f"unknown game {game!r}: choose desmoche or marriage")
+        try:
+            spec = game_spec(game)
+        except UnknownGame as exc:
+            raise SessionError(str(exc)) from None
         if players:
             players = [str(p).strip() for p in players]
             if any(not p for p in players):
@@ -173,48 +157,43 @@ class TableSession:
             if len(set(players)) != len(players):
                 raise SessionError("two players have the same name")
             seats = len(players)
-        lo, hi = SEAT_RANGE[game]
         try:
             seats = int(seats)
         except (TypeError, ValueError):
-            raise SessionError(f"seats must be a number {lo}-{hi}") from None
-        if not lo <= seats <= hi:
-            raise SessionError(f"{game.capitalize()} is played by {lo} to {hi} players, not {seats}")
+            pass
+        problem = spec.seat_error(seats)
+        if problem:
+            raise SessionError(problem)
         if isinstance(stake, bool) or not isinstance(stake, (int, float)) or stake < 0:
             raise SessionError(f"stake must be a number of points, got {stake!r}")
         # validate the house rules now (a clear error, not a crash later)
         try:
-            if game == "desmoche":
-                from tableref.referee.desmoche.settings import desmoche_settings
-
-                desmoche_settings(rules)
-            else:
-                from tableref.referee.marriage import build_rules
-
-                build_rules(rules)
+            spec.rules(rules)
         except RefereeError as exc:
             raise SessionError(exc.message) from None
         self.source = str(source)
-        self.game = game
+        self.spec = spec
+        self.game = spec.name
         self.n_seats = seats
         self.players = list(players) if players else DEFAULT_NAMES[:seats]
         self.rules = dict(rules or {})
         self.stake = stake
-        self.loop = self._loop_opt if self._loop_opt is not None else (self.source == "demo")
+        self.loop = self._loop_opt if self._loop_opt is not None else demo.is_demo(self.source)
 
     def _new_hand(self) -> None:
         self.hand_no += 1
-        if self.game == "desmoche":
-            from tableref.live.desmoche import DesmocheHand
-
-            self.hand = DesmocheHand(self.players, rules=self.rules, stake=self.stake, pot_carried=self.pot,
-                                     hand_no=self.hand_no)
-        else:
-            from tableref.live.marriage import MarriageHand
-
-            self.hand = MarriageHand(self.players, rules=self.rules, hand_no=self.hand_no,
-                                     auto_finish=self.auto_finish)
+        self.hand: LiveHand = new_hand(self.spec, self.players, rules=self.rules, stake=self.stake,
+                                       pot_carried=self.pot, hand_no=self.hand_no, auto_finish=self.auto_finish)
         self._waiting_clear = False
+
+    def number_hands_from(self, first: int) -> None:
+        """The next hand to be decided is hand ``first`` (the ledger's next hand), the others on from it."""
+        with self._lock:
+            if self._waiting_clear:          # this hand is decided: the next one is ``first``
+                self.hand_no = int(first) - 1
+            else:
+                self.hand_no = int(first)
+                self.hand.hand_no = int(first)
 
     def reconfigure(self, **setup) -> None:
         """Change game, seats, players, rules, stake, source or zones. Starts a new hand."""
@@ -244,13 +223,26 @@ class TableSession:
                 self.pot = 0
                 self._corrections.clear()
                 self._new_hand()
-                self._emit({"type": "setup", "t": 0.0, "seat": None, "player": None, "cards": [],
-                            "text": f"new setup: {self.game}, {self.n_seats} players ({', '.join(self.players)})"})
+                self._emit(make_event("setup", 0.0, f"new setup: {self.game}, {self.n_seats} players "
+                                      f"({', '.join(self.players)})", what="game", game=self.game,
+                                      players=list(self.players)))
             elif "zones" in setup:
-                self._emit({"type": "setup", "t": 0.0, "seat": None, "player": None, "cards": [],
-                            "text": "new table zones"})
-        if restart_source and self._thread is not None:
+                self._emit(make_event("setup", 0.0, "new table zones", what="zones"))
+            if restart_source:
+                self._replace_source()
+
+    def _replace_source(self) -> None:
+        """A new source (or zones): the camera status names it at once; the camera thread, if it
+        ran and stopped (a source that failed for good, a file that ended), starts again."""
+        self._camera.update(fps=0.0)
+        self._fps_times.clear()
+        self._set_camera("connecting", f"opening {self.source}")
+        if self._thread is None:
+            return                      # never started: start() opens the new source
+        if self._thread.is_alive() and not self._thread_done:
             self._restart_source = True
+        else:
+            self.start()
 
     # ------------------------------------------------------------------ events
     def subscribe(self) -> "queue.Queue[dict]":
@@ -281,16 +273,14 @@ class TableSession:
 
     def _hand_decided(self, result: dict) -> None:
         self._results.append(result)
-        if self.game == "desmoche":
-            self.pot = result.get("pot_carried_out", 0) or 0
+        self.pot = self.hand.carried_pot
         self._waiting_clear = True
         cb = self.on_hand_end
         if cb is not None:
             try:
                 cb(dict(result))
             except Exception as exc:  # noqa: BLE001 - the app's problem must not stop the table
-                self._emit({"type": "error", "t": result.get("t", 0.0), "seat": None, "player": None,
-                            "cards": [], "text": f"could not record the hand: {exc}"})
+                self._emit(make_event("error", result.get("t", 0.0), f"could not record the hand: {exc}"))
 
     @property
     def results(self) -> list[dict]:
@@ -304,8 +294,7 @@ class TableSession:
             if self._waiting_clear:
                 if sum(len(s.cards) for s in state.seats) == 0:
                     self._new_hand()
-                    evs = [{"type": "hand_start", "t": round(state.t, 2), "seat": None, "player": None,
-                            "cards": [], "text": f"hand {self.hand_no} starts"}]
+                    evs = [make_event("hand_start", state.t, f"hand {self.hand_no} starts", hand_no=self.hand_no)]
                     self._emit_all(evs)
                     evs += self.hand.observe(state)
                     self._emit_all(evs[1:])
@@ -320,14 +309,14 @@ class TableSession:
         with self._lock:
             self._last_table = table
             state = state_from_stable(table, self.n_seats, self._corrections)
-            if self.game == "desmoche" and self._tracker is not None:
+            if self.spec.one_pack and self._tracker is not None:
                 # one pack: a card read twice is a misreading; try the cards' second readings
                 from tableref.live.repair import repair_duplicates
 
                 state, notes = repair_duplicates(state, self._tracker)
                 for n in notes:
-                    self._emit({"type": "recognition_repair", "t": round(float(table.t), 2), "seat": None,
-                                "player": None, "cards": [n["taken_as"]], **n})
+                    fields = {k: v for k, v in n.items() if k != "text"}
+                    self._emit(make_event("recognition_repair", table.t, n["text"], cards=[n["taken_as"]], **fields))
         return self.feed_state(state)
 
     def feed_observation(self, obs) -> list[dict]:
@@ -342,7 +331,7 @@ class TableSession:
         return evs
 
     def _feed_scan(self, obs) -> list[dict]:
-        if self.game != "marriage" or self.zones is None:
+        if not self.spec.count_scan or self.zones is None:
             return []
         if self._scanner is None or self._scanner.zones is not self.zones:
             from tableref.live.scan import SeatScanner
@@ -403,13 +392,14 @@ class TableSession:
             if not found:
                 raise KeyError(track_id)
             self._corrections[track_id] = label
-            ev = {"type": "correction", "t": round(float(self._last_table.t), 2) if self._last_table else 0.0,
-                  "seat": None, "player": None, "cards": [label] if label else [], "track_id": track_id,
-                  "old": old, "card": label,
-                  "text": f"host: card {track_id} is {label or 'not a card'}" + (f" (was read as {old})" if old else "")}
-            self._emit(ev)
+            self._emit(make_event(
+                "correction", self._last_table.t if self._last_table else 0.0,
+                f"host: card {track_id} is {label or 'not a card'}" + (f" (was read as {old})" if old else ""),
+                cards=[label] if label else [], track_id=track_id, old=old, card=label, by="host"))
             if self._last_table is not None and not self._waiting_clear:
-                self.feed_table(self._last_table)
+                # judged again as if read right from the start: a correction is not a player's move
+                state = state_from_stable(self._last_table, self.n_seats, self._corrections)
+                self._emit_all(self.hand.rejudge(state, dict(self._corrections)))
         return {"ok": True, "track_id": track_id, "card": label, "old": old}
 
     def finish_hand(self, **host_input) -> dict:
@@ -460,23 +450,20 @@ class TableSession:
             threads = int(os.environ.get("TABLEREF_ORT_THREADS", "2") or 2)
             # a fixed camera: the enlarged views that read the table are chosen anew once a
             # second (5 analysed frames), not every frame
-            config = RecognizerConfig(reuse_scale_frames=4)
-            if self.game == "marriage":
-                # the count: 21 cards a seat in overlapped strips, and no hurry; the table is
-                # read enlarged whenever its indices come out under 22 px (about a quarter
-                # more time per frame; on rendered counts 111 of 129 seats exact, not 103);
-                # three packs: identical cards lie in neighbouring melds
-                config = RecognizerConfig(reuse_scale_frames=4, index_px_min=22.0, index_px_target=26.0,
-                                          max_rect_pixels=2_200_000, several_packs=True)
+            # (the game's own reading needs are in its registry entry, tableref.games)
+            config = RecognizerConfig(reuse_scale_frames=4, **self.spec.recognizer)
             self._recognizer = CardRecognizer(threads=threads, config=config)
         return self._recognizer
 
     def start(self) -> None:
         """Start the background thread (frames → recogniser → tracker → events)."""
         if self._thread is not None and self._thread.is_alive():
-            return
+            if not self._thread_done:
+                return
+            self._thread.join(timeout=5)       # a thread that ran out of source is on its way out
         self._stop.clear()
         self._restart_source = False
+        self._thread_done = False
         self._thread = threading.Thread(target=self._run, name="table-session", daemon=True)
         self._thread.start()
 
@@ -500,19 +487,19 @@ class TableSession:
         return self._thread is not None and self._thread.is_alive()
 
     def _set_camera(self, status: str, message: str, t: float = 0.0) -> None:
-        changed = status != self._camera.get("status") or message != self._camera.get("message")
+        changed = (status != self._camera.get("status") or message != self._camera.get("message")
+                   or self.source != self._camera.get("source"))
         self._camera.update(status=status, message=message, source=self.source)
         if changed:
-            self._emit({"type": "camera_status", "t": round(float(t), 2), "seat": None, "player": None,
-                        "cards": [], "status": status, "text": f"camera {status}: {message}"})
+            self._emit(make_event("camera_status", t, f"camera {status}: {message}", status=status,
+                                  message=message, source=self.source))
 
     def _open_source(self):
         from tableref.vision.sources import SourceError, open_source
 
-        spec = resolve_source(self.source, self.game) if self.source == "demo" else self.source
         try:
-            return open_source(spec, realtime=self.realtime)
-        except SourceError as exc:
+            return open_source(resolve_source(self.source, self.game), realtime=self.realtime)
+        except (SourceError, SessionError) as exc:
             self._set_camera("error", str(exc))
             return None
 
@@ -527,7 +514,7 @@ class TableSession:
                 return
             n = 0
             while not self._stop.is_set():
-                if getattr(self, "_restart_source", False):
+                if self._restart_source:
                     self._restart_source = False
                     if src is not None:
                         src.stop()
@@ -540,22 +527,28 @@ class TableSession:
                         continue
                 frame = src.read(timeout=0.5)
                 st = src.status
+                if self._restart_source:
+                    continue                # a new source was set meanwhile: this one's news is stale
                 if frame is None:
                     self._set_camera(st.state, st.message, last_t)
                     if src.ended:
-                        self.end_of_stream()
+                        failed = st.state == "error"
+                        if not failed:
+                            self.end_of_stream()
                         src.stop()
                         src = None
-                        if not self.loop:
-                            break
+                        if failed or not self.loop:
+                            with self._lock:
+                                if not self._restart_source:
+                                    self._thread_done = True     # a new source starts a new thread
+                                    break
+                            continue
                         with self._lock:
                             self._tracker = None
-                            if not self._waiting_clear:
-                                pass
-                            else:
+                            if self._waiting_clear:
                                 self._new_hand()
-                                self._emit({"type": "hand_start", "t": 0.0, "seat": None, "player": None,
-                                            "cards": [], "text": f"hand {self.hand_no} starts (demo replay)"})
+                                self._emit(make_event("hand_start", 0.0, f"hand {self.hand_no} starts (demo replay)",
+                                                      hand_no=self.hand_no, replay=True))
                     continue
                 self._set_camera("ok", st.message if st.state == "ok" else "receiving frames", frame.t)
                 n += 1
@@ -636,7 +629,5 @@ class TableSession:
                 "frames_analysed": self.frames_analysed,
                 "ms_per_frame": round(self.ms_per_frame, 1),
             }
-            extra = getattr(self.hand, "extra_view", None)
-            if extra is not None:
-                out.update(extra())
+            out.update(self.hand.table_view())
             return out

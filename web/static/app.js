@@ -200,8 +200,14 @@ function renderLive(state) {
     lastCam = e.status;
     return keep;
   }).slice(-30).reverse();
-  log.replaceChildren(...events.map((e) => el("li", { class: "ev ev-" + e.type, title: e.text || "" },
-    e.say || e.text || e.type)));
+  // the name once: a text that starts with the player's name ("Beto laid...") has that name in bold
+  log.replaceChildren(...events.map((e) => {
+    const text = e.say || e.text || e.type;
+    if (!e.player) return el("li", { class: "ev ev-" + e.type, title: e.text || "" }, text);
+    const named = text.startsWith(e.player);
+    return el("li", { class: "ev ev-" + e.type, title: e.text || "" }, el("b", {}, e.player),
+      named ? text.slice(e.player.length) : " " + text);
+  }));
 }
 
 function initLive() {

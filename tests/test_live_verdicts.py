@@ -1,0 +1,73 @@
+"""Verdicts a player can trust: a valid meld stays valid while the table does not change, each
+verdict is said once, a host's correction is never a player's move (issue 15, point 5)."""
+from tableref.live.session import TableSession
+from tableref.live.state import TableState
+
+P4 = ["Ana", "Beto", "Cris", "Dani"]
+
+
+def S(seats, centre=(), t=0.0):
+    return TableState.from_labels(seats, list(centre), t)
+
+
+def session():
+    return TableSession(source="unused", game="desmoche", players=P4)
+
+
+def of_type(evs, kind):
+    return [e for e in evs if e["type"] == kind]
+
+
+def test_a_meld_seen_in_two_pieces_is_the_one_valid_meld():
+    # the demo: the camera sees a gap in Cris's 9H 10H JH QH and reports two melds of two cards
+    s = session()
+    evs = s.feed_state(S([[], [], [["9H", "10H"], ["JH", "QH"]], []], t=1))
+    laid = of_type(evs, "meld_laid")
+    assert [e["cards"] for e in laid] == [["9H", "10H", "JH", "QH"]] and laid[0]["valid"] is True
+    assert not of_type(evs, "meld_invalid")
+    meld = s.snapshot()["seats"][2]["melds"]
+    assert len(meld) == 1 and meld[0]["valid"] is True and meld[0]["cards"] == ["9H", "10H", "JH", "QH"]
+
+
+def test_a_valid_meld_stays_valid_while_the_table_does_not_change():
+    s = session()
+    whole = [[], [], [["9H", "10H", "JH", "QH"]], []]
+    split = [[], [], [["9H", "10H"], ["JH", "QH"]], []]
+    evs = []
+    for i, seats in enumerate([whole, split, whole, split, whole]):
+        evs += s.feed_state(S(seats, t=i))
+        assert [m["valid"] for m in s.snapshot()["seats"][2]["melds"]] == [True], i
+    assert len(of_type(evs, "meld_laid")) == 1
+    assert not of_type(evs, "meld_invalid") and not of_type(evs, "illegal_move"), evs
+
+
+def test_pieces_that_do_not_make_a_meld_stay_apart():
+    s = session()
+    evs = s.feed_state(S([[["9H", "10H"], ["2C", "3D"]], [], [], []], t=1))
+    assert len(of_type(evs, "meld_laid")) == 2
+    # two valid melds side by side are two melds, even if they would make one
+    s = session()
+    evs = s.feed_state(S([[["4H", "5H", "6H"], ["7H", "8H", "9H"]], [], [], []], t=1))
+    assert [len(e["cards"]) for e in of_type(evs, "meld_laid")] == [3, 3]
+
+
+def test_each_verdict_is_said_once():
+    s = session()
+    bad = [[["5H", "6C", "7D"]], [], [], []]
+    evs = []
+    for i, seats in enumerate([bad, [[["5H", "6C"], ["7D"]], [], [], []], bad, bad]):
+        evs += s.feed_state(S(seats, t=i))
+    said = [e for e in of_type(evs, "meld_invalid") if e["cards"] == ["5H", "6C", "7D"]]
+    assert len(said) == 1, of_type(evs, "meld_invalid")
+    assert all(s.snapshot()["events"].count(e) == 1 for e in s.snapshot()["events"])
+
+
+def test_a_hands_final_state_keeps_the_whole_meld():
+    s = session()
+    s.feed_state(S([[], [], [], []], t=0))
+    s.feed_state(S([[], [["8S", "8D", "8C"], ["AC", "2C", "3C", "4C"]], [["9H", "10H"], ["JH", "QH"]], []], t=1))
+    evs = s.feed_state(S([[], [["8S", "8D", "8C"], ["AC", "2C", "3C", "4C"], ["4S", "4D", "4H"]],
+                          [["9H", "10H"], ["JH", "QH"]], []], t=2))
+    end = of_type(evs, "hand_end")[0]
+    assert end["winner"] == "Beto"
+    assert end["details"]["melds"]["Cris"] == [["9H", "10H", "JH", "QH"]]
