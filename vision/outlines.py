@@ -14,7 +14,7 @@ import math
 import cv2
 import numpy as np
 
-from tableref.vision.assembly import IndexGeometry
+from tableref.vision.index_layout import IndexGeometry
 
 
 def _order_quad(pts: np.ndarray) -> np.ndarray:

@@ -1,0 +1,147 @@
+"""Plane geometry of index boxes and card quads (numpy and OpenCV; no models, no I/O).
+
+Boxes are ``(x1, y1, x2, y2)`` in image pixels; a quad is a card's four corners
+``[[x, y] * 4]`` in order round the card. :class:`PointGrid` buckets points in
+square cells so that "what lies near here" touches only the cells round a point:
+the card assembly asks it instead of looping over every pair of readings, which
+keeps its work linear in the number of cards on the table.
+"""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import cv2
+import numpy as np
+
+
+# --------------------------------------------------------------------------- boxes
+
+
+def box_area(boxes: np.ndarray) -> np.ndarray:
+    """Areas of (N, 4) boxes (degenerate boxes have area 0)."""
+    return np.clip(boxes[:, 2] - boxes[:, 0], 0, None) * np.clip(boxes[:, 3] - boxes[:, 1], 0, None)
+
+
+def pairwise_overlap(a, b) -> tuple[np.ndarray, np.ndarray]:
+    """(IoU, intersection over the smaller box) matrices between two box sets (N, 4) and (M, 4)."""
+    a = np.asarray(a, dtype=np.float32).reshape(-1, 4)
+    b = np.asarray(b, dtype=np.float32).reshape(-1, 4)
+    ix1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    iy1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    ix2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    iy2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(ix2 - ix1, 0, None) * np.clip(iy2 - iy1, 0, None)
+    aa, ab = box_area(a)[:, None], box_area(b)[None, :]
+    iou = inter / np.maximum(aa + ab - inter, 1e-9)
+    ios = inter / np.maximum(np.minimum(aa, ab), 1e-9)
+    return iou, ios
+
+
+def box_size(boxes: np.ndarray) -> np.ndarray:
+    """A rotation-tolerant size of index boxes: the longer side."""
+    boxes = np.asarray(boxes, dtype=np.float32).reshape(-1, 4)
+    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+
+
+def bbox(points) -> tuple[float, float, float, float]:
+    """The axis-aligned box round some points."""
+    xs = [p[0] for p in points]
+    ys = [p[1] for p in points]
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def union(a, b) -> tuple:
+    """The smallest box holding boxes ``a`` and ``b``."""
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
+# --------------------------------------------------------------------------- card quads
+
+
+def card_quad(centre: tuple[float, float], theta: float, card_w: float, aspect: float) -> list[list[float]]:
+    """The card's corners TL, TR, BR, BL for a card centred at ``centre`` rotated by ``theta``.
+
+    ``theta`` is normalised to (-90°, 90°] first (a card looks the same turned by 180°),
+    so "top-left" is the corner that is top-left when the card is read most upright.
+    """
+    while theta <= -math.pi / 2:
+        theta += math.pi
+    while theta > math.pi / 2:
+        theta -= math.pi
+    c, s = math.cos(theta), math.sin(theta)
+    hw, hh = card_w / 2.0, card_w * aspect / 2.0
+    pts = []
+    for ux, uy in ((-hw, -hh), (hw, -hh), (hw, hh), (-hw, hh)):
+        pts.append([centre[0] + c * ux - s * uy, centre[1] + s * ux + c * uy])
+    return pts
+
+
+def points_in_quad(pts, quad, shrink: float = 1.0) -> np.ndarray:
+    """Which of the points (N, 2) lie inside the convex ``quad`` scaled by ``shrink`` about its centre."""
+    q = np.asarray(quad, dtype=float).reshape(-1, 2)
+    c = q.mean(axis=0)
+    q = c + (q - c) * shrink
+    pts = np.asarray(pts, dtype=float).reshape(-1, 2)
+    a, b = q, np.roll(q, -1, axis=0)
+    cross = (b[None, :, 0] - a[None, :, 0]) * (pts[:, None, 1] - a[None, :, 1]) - \
+        (b[None, :, 1] - a[None, :, 1]) * (pts[:, None, 0] - a[None, :, 0])
+    return (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
+
+
+def quad_area(quad) -> float:
+    """Area of a polygon (pixels²)."""
+    return abs(cv2.contourArea(np.asarray(quad, np.float32).reshape(-1, 1, 2)))
+
+
+def quads_overlap(a, b) -> float:
+    """How much of the smaller of two convex quads the other covers (0..1), exactly."""
+    pa = np.asarray(a, np.float32).reshape(-1, 1, 2)
+    pb = np.asarray(b, np.float32).reshape(-1, 1, 2)
+    smaller = min(abs(cv2.contourArea(pa)), abs(cv2.contourArea(pb)))
+    if smaller <= 1e-9:
+        return 0.0
+    inter, _ = cv2.intersectConvexConvex(pa, pb)
+    return float(min(max(inter, 0.0) / smaller, 1.0))
+
+
+def half_diagonal(card_w: float, aspect: float) -> float:
+    """Distance from a card's centre to its corners."""
+    return 0.5 * card_w * math.hypot(1.0, aspect)
+
+
+# --------------------------------------------------------------------------- neighbourhoods
+
+
+class PointGrid:
+    """Keyed points bucketed in square cells of side ``cell`` pixels.
+
+    :meth:`near` returns the keys of the points in the cells that a square of
+    half-side ``radius`` round a position touches (a superset of the points within
+    ``radius``; the caller measures the exact distance), in ascending key order, so
+    a search through them visits points in the order they were keyed.
+    """
+
+    def __init__(self, cell: float):
+        self.cell = max(float(cell), 1e-3)
+        self._cells: dict[tuple[int, int], list[int]] = defaultdict(list)
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def add(self, key: int, x: float, y: float) -> None:
+        self._cells[(int(math.floor(x / self.cell)), int(math.floor(y / self.cell)))].append(key)
+        self._count += 1
+
+    def near(self, x: float, y: float, radius: float) -> list[int]:
+        c = self.cell
+        x1, x2 = int(math.floor((x - radius) / c)), int(math.floor((x + radius) / c))
+        y1, y2 = int(math.floor((y - radius) / c)), int(math.floor((y + radius) / c))
+        if (x2 - x1 + 1) * (y2 - y1 + 1) > 4 * len(self._cells):
+            keys = [k for v in self._cells.values() for k in v]       # a wide query: every point
+        else:
+            cells = self._cells
+            keys = [k for gx in range(x1, x2 + 1) for gy in range(y1, y2 + 1) for k in cells.get((gx, gy), ())]
+        keys.sort()
+        return keys
