@@ -73,7 +73,7 @@ def test_index_boxes_lie_in_the_card_corners():
 
 
 def test_only_outlines_without_a_confident_card_inside_are_read():
-    from tableref.vision.detector import CardRecognizer
+    from tableref.vision.outlines import outlines_to_read
     from tableref.vision.types import DetectedCard
 
     def card(label, x, y, conf=0.9):
@@ -83,5 +83,5 @@ def test_only_outlines_without_a_confident_card_inside_are_read():
     meld = lone + np.float32([200, 0])               # a meld of identical cards seen as one outline
     weak = lone + np.float32([400, 0])
     known = [card("3C", 210, 10), card("3C", 225, 10), card("3C", 260, 50), card("9H", 430, 40, conf=0.2)]
-    keep = CardRecognizer.outlines_to_read([lone, meld, weak], known, min_confidence=0.35)
+    keep = outlines_to_read([lone, meld, weak], known, min_confidence=0.35)
     assert [int(q[0][0]) for q in keep] == [0, 400]

@@ -31,266 +31,19 @@ import numpy as np
 
 from tableref.vision.assembly import IndexGeometry, IndexReading, assemble
 from tableref.vision.crops import CROP_MARGIN, CROP_SIZE, index_crop, to_classifier_input
+from tableref.vision.decoding import decode_yolo, nms
+from tableref.vision.geometry import box_size
+from tableref.vision.outlines import merge_outline_cards
+from tableref.vision.runtime import ModelError, default_models_dir, int8_variant
+from tableref.vision.runtime import make_session as _session
 from tableref.vision.types import DetectedCard, FrameObservation
+from tableref.vision.views import PAD_VALUE, View, drop_cut_at_tile_edges, letterbox_view, render_view, tile_views
 
-PAD_VALUE = 114  # the grey Ultralytics pads letterboxed images with
-
-
-def default_models_dir() -> Path:
-    """The directory holding the committed models (the ``tableref.models`` data package)."""
-    from tableref.models import MODELS_DIR
-
-    return MODELS_DIR
-
-
-class ModelError(RuntimeError):
-    """The recognition models are missing or do not match the expected contract."""
-
-
-# --------------------------------------------------------------------------- geometry
-
-
-@dataclass(frozen=True)
-class View:
-    """An affine view of the source image as the detector input: ``input = (src - origin) * scale``."""
-
-    x0: float
-    y0: float
-    scale: float
-    size: int                 # input width (and height unless ``height`` is given)
-    height: int | None = None
-
-    @property
-    def width_px(self) -> int:
-        return self.size
-
-    @property
-    def height_px(self) -> int:
-        return self.height or self.size
-
-    def to_source(self, boxes: np.ndarray) -> np.ndarray:
-        """Map (N, 4) x1, y1, x2, y2 boxes from input pixels back to source pixels."""
-        out = np.asarray(boxes, dtype=np.float32).copy()
-        if out.size == 0:
-            return out.reshape(0, 4)
-        out[:, [0, 2]] = out[:, [0, 2]] / self.scale + self.x0
-        out[:, [1, 3]] = out[:, [1, 3]] / self.scale + self.y0
-        return out
-
-    def to_input(self, boxes: np.ndarray) -> np.ndarray:
-        out = np.asarray(boxes, dtype=np.float32).copy()
-        if out.size == 0:
-            return out.reshape(0, 4)
-        out[:, [0, 2]] = (out[:, [0, 2]] - self.x0) * self.scale
-        out[:, [1, 3]] = (out[:, [1, 3]] - self.y0) * self.scale
-        return out
-
-    def source_rect(self) -> tuple[float, float, float, float]:
-        return (self.x0, self.y0, self.x0 + self.width_px / self.scale, self.y0 + self.height_px / self.scale)
-
-
-def letterbox_view(width: int, height: int, size: int, scale: float | None = None,
-                   rect_stride: int | None = None) -> View:
-    """The centred letterbox of a ``width``×``height`` image in a ``size``² input.
-
-    ``scale`` defaults to the largest that fits the whole image; a smaller one
-    shrinks the image further (more padding). With ``rect_stride`` (models with a
-    dynamic input shape) the input is only as large as the scaled image, rounded
-    up to that stride, instead of square.
-    """
-    if scale is None:
-        scale = size / max(width, height)
-    new_w, new_h = width * scale, height * scale
-    in_w = in_h = size
-    if rect_stride:
-        in_w = int(math.ceil(new_w / rect_stride - 1e-6) * rect_stride)
-        in_h = int(math.ceil(new_h / rect_stride - 1e-6) * rect_stride)
-    pad_x = (in_w - new_w) / 2.0
-    pad_y = (in_h - new_h) / 2.0
-    return View(x0=-pad_x / scale, y0=-pad_y / scale, scale=scale, size=in_w,
-                height=None if in_h == in_w else in_h)
-
-
-def render_view(image: np.ndarray, view: View) -> np.ndarray:
-    """Cut and resize the part of ``image`` that ``view`` shows; pad with grey."""
-    h, w = image.shape[:2]
-    out_w, out_h = view.width_px, view.height_px
-    out = np.full((out_h, out_w, 3), PAD_VALUE, dtype=np.uint8)
-    sx1, sy1, sx2, sy2 = view.source_rect()
-    cx1, cy1 = max(0, int(math.floor(sx1))), max(0, int(math.floor(sy1)))
-    cx2, cy2 = min(w, int(math.ceil(sx2))), min(h, int(math.ceil(sy2)))
-    if cx2 <= cx1 or cy2 <= cy1:
-        return out
-    # destination rectangle of the clipped source region
-    dx1 = int(round((cx1 - view.x0) * view.scale))
-    dy1 = int(round((cy1 - view.y0) * view.scale))
-    dx2 = min(out_w, int(round((cx2 - view.x0) * view.scale)))
-    dy2 = min(out_h, int(round((cy2 - view.y0) * view.scale)))
-    dx1, dy1 = max(0, dx1), max(0, dy1)
-    if dx2 <= dx1 or dy2 <= dy1:
-        return out
-    region = image[cy1:cy2, cx1:cx2]
-    interp = cv2.INTER_AREA if view.scale < 1.0 else cv2.INTER_LINEAR
-    out[dy1:dy2, dx1:dx2] = cv2.resize(region, (dx2 - dx1, dy2 - dy1), interpolation=interp)
-    return out
-
-
-def tile_views(width: int, height: int, size: int, scale: float, overlap: float) -> list[View]:
-    """Square tiles of ``size`` input pixels at ``scale`` covering the image.
-
-    Neighbouring tiles overlap by at least ``overlap`` source pixels, so that any
-    object smaller than that lies whole inside some tile. An axis shorter than a
-    tile gets one tile, centred (padded on both sides).
-    """
-    side = size / scale
-    overlap = min(overlap, side * 0.5)
-
-    def starts(length: float) -> list[float]:
-        if length <= side:
-            return [(length - side) / 2.0]
-        n = int(math.ceil((length - overlap) / (side - overlap)))
-        n = max(n, 2)
-        step = (length - side) / (n - 1)
-        return [i * step for i in range(n)]
-
-    return [View(x0=x, y0=y, scale=scale, size=size) for y in starts(height) for x in starts(width)]
-
-
-def decode_yolo(output: np.ndarray, conf_threshold: float) -> tuple[np.ndarray, np.ndarray]:
-    """Ultralytics raw output (1, 4+nc, N) -> (boxes x1y1x2y2 (M, 4), scores (M,)) above threshold."""
-    out = np.asarray(output)
-    if out.ndim == 3:
-        out = out[0]
-    if out.shape[0] < 5:
-        raise ModelError(f"unexpected detector output shape {np.asarray(output).shape}")
-    scores = out[4:].max(axis=0)
-    keep = scores > conf_threshold
-    cx, cy, w, h = out[0, keep], out[1, keep], out[2, keep], out[3, keep]
-    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1).astype(np.float32)
-    return boxes, scores[keep].astype(np.float32)
-
-
-def box_area(boxes: np.ndarray) -> np.ndarray:
-    return np.clip(boxes[:, 2] - boxes[:, 0], 0, None) * np.clip(boxes[:, 3] - boxes[:, 1], 0, None)
-
-
-def pairwise_overlap(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(IoU, intersection over the smaller box) matrices between two box sets."""
-    a = np.asarray(a, dtype=np.float32).reshape(-1, 4)
-    b = np.asarray(b, dtype=np.float32).reshape(-1, 4)
-    ix1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    iy1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    ix2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    iy2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(ix2 - ix1, 0, None) * np.clip(iy2 - iy1, 0, None)
-    aa, ab = box_area(a)[:, None], box_area(b)[None, :]
-    iou = inter / np.maximum(aa + ab - inter, 1e-9)
-    ios = inter / np.maximum(np.minimum(aa, ab), 1e-9)
-    return iou, ios
-
-
-def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.5,
-        ios_threshold: float | None = None) -> np.ndarray:
-    """Greedy non-maximum suppression; returns kept indices, best score first.
-
-    With ``ios_threshold`` a box is also suppressed when that fraction of the
-    smaller of the two boxes lies inside the other (a part detected beside the
-    whole, e.g. an index cut by a tile edge).
-    """
-    boxes = np.asarray(boxes, dtype=np.float32).reshape(-1, 4)
-    scores = np.asarray(scores, dtype=np.float32).reshape(-1)
-    if len(boxes) == 0:
-        return np.zeros(0, dtype=np.int64)
-    order = np.argsort(-scores, kind="stable")
-    iou, ios = pairwise_overlap(boxes, boxes)
-    suppressed = np.zeros(len(boxes), dtype=bool)
-    keep = []
-    for i in order:
-        if suppressed[i]:
-            continue
-        keep.append(i)
-        hit = iou[i] > iou_threshold
-        if ios_threshold is not None:
-            hit |= ios[i] > ios_threshold
-        suppressed |= hit
-    return np.asarray(keep, dtype=np.int64)
-
-
-def drop_cut_at_tile_edges(boxes: np.ndarray, view: View, width: int, height: int,
-                           margin: float = 2.0) -> np.ndarray:
-    """Mask of boxes (input pixels of ``view``) NOT touching a tile edge inside the image.
-
-    A box touching the tile border where the tile continues into another tile is
-    probably a cut-off index; the neighbouring tile sees it whole.
-    """
-    if len(boxes) == 0:
-        return np.zeros(0, dtype=bool)
-    sx1, sy1, sx2, sy2 = view.source_rect()
-    ok = np.ones(len(boxes), dtype=bool)
-    if sx1 > 0.5:
-        ok &= boxes[:, 0] > margin
-    if sy1 > 0.5:
-        ok &= boxes[:, 1] > margin
-    if sx2 < width - 0.5:
-        ok &= boxes[:, 2] < view.width_px - margin
-    if sy2 < height - 0.5:
-        ok &= boxes[:, 3] < view.height_px - margin
-    return ok
-
-
-def box_size(boxes: np.ndarray) -> np.ndarray:
-    """A rotation-tolerant size of index boxes: the longer side."""
-    boxes = np.asarray(boxes, dtype=np.float32).reshape(-1, 4)
-    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-
-
-# --------------------------------------------------------------------------- models
-
-
-def file_sha256(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def int8_variant(path: Path) -> Path | None:
-    """``<stem>.int8.onnx`` beside ``path`` if it is a quantized copy of exactly this model.
-
-    ``scripts/quantize_recognition.py`` writes the source model's SHA-256 into the
-    quantized model's metadata; a stale copy (the model was retrained) is ignored.
-    """
-    q = path.with_name(path.stem + ".int8.onnx")
-    if not q.exists() or not path.exists():
-        return None
-    try:
-        import onnxruntime as ort
-
-        opts = ort.SessionOptions()
-        opts.log_severity_level = 3
-        meta = ort.InferenceSession(str(q), sess_options=opts, providers=["CPUExecutionProvider"]).get_modelmeta()
-        src = meta.custom_metadata_map.get("source_sha256")
-    except Exception:  # unreadable quantized file: fall back to the float model
-        return None
-    return q if src == file_sha256(path) else None
-
-
-def _session(path: Path, threads: int):
-    import onnxruntime as ort
-
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    opts.log_severity_level = 3
-    try:
-        return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
-    except Exception as exc:  # onnxruntime raises its own exception types
-        raise ModelError(f"cannot load model {path}: {exc}") from exc
+# the names other modules and scripts take from here
+__all__ = ["CardRecognizer", "RecognizerConfig", "RecognitionStats", "ModelError", "View", "decode_yolo", "nms",
+           "drop_cut_at_tile_edges", "letterbox_view", "render_view", "tile_views", "ensure_bgr", "sharpness",
+           "default_models_dir", "file_sha256", "PAD_VALUE"]
+from tableref.vision.runtime import file_sha256  # noqa: E402
 
 
 @dataclass
@@ -332,9 +85,18 @@ class RecognitionStats:
     passes: list[str] = field(default_factory=list)
     detector_runs: int = 0
     indices: int = 0
-    ms_detect: float = 0.0
-    ms_classify: float = 0.0
+    ms_detect: float = 0.0          # finding the index boxes: views, detector network, decoding, NMS
+    ms_classify: float = 0.0        # reading them: crops and classifier network
+    ms_assembly: float = 0.0        # readings to cards (vision.assembly)
+    ms_outlines: float = 0.0        # lone cards by their outline, read and merged (crops and network included)
     ms_total: float = 0.0
+    ms_detector_net: float = 0.0    # time inside the detector network alone
+    ms_classifier_net: float = 0.0  # time inside the classifier network alone (outline reading included)
+
+    @property
+    def ms_non_network(self) -> float:
+        """Everything but the two networks: views, decoding, NMS, crops, assembly, outlines."""
+        return self.ms_total - self.ms_detector_net - self.ms_classifier_net
 
 
 class CardRecognizer:
@@ -421,10 +183,11 @@ class CardRecognizer:
     def detect_view(self, image: np.ndarray, view: View) -> tuple[np.ndarray, np.ndarray]:
         """Run the detector on one view; boxes in INPUT pixels of the view, scores."""
         inp = render_view(image, view)
-        blob = inp[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32)
-        blob *= 1.0 / 255.0
-        blob = np.ascontiguousarray(blob)
+        # float32 NCHW RGB 0..1 (OpenCV does the channel swap, transpose and scaling in one pass)
+        blob = cv2.dnn.blobFromImage(inp, 1.0 / 255.0, swapRB=True)
+        t0 = time.perf_counter()
         out = self.det_session.run(None, {self.det_input: blob})[0]
+        self.last_stats.ms_detector_net += (time.perf_counter() - t0) * 1000
         self.last_stats.detector_runs += 1
         boxes, scores = decode_yolo(out, self.config.det_conf)
         keep = nms(boxes, scores, self.config.nms_iou, self.config.nms_ios)
@@ -467,7 +230,9 @@ class CardRecognizer:
         bs = self.config.classify_batch
         for i in range(0, len(crops), bs):
             batch = to_classifier_input(crops[i:i + bs])
+            t0 = time.perf_counter()
             outs.append(self.cls_session.run(None, {self.cls_input: batch})[0])
+            self.last_stats.ms_classifier_net += (time.perf_counter() - t0) * 1000
         probs = np.concatenate(outs).astype(np.float32)
         # accept logits as well as probabilities
         if probs.min() < 0 or np.abs(probs.sum(axis=1) - 1).max() > 1e-2:
@@ -564,11 +329,19 @@ class CardRecognizer:
 
     # -- public ----------------------------------------------------------------
 
-    def warmup(self) -> None:
-        """One run of each model on blank input (the first ONNX Runtime run is slow)."""
+    def warmup(self, frame_size: tuple[int, int] | None = None) -> None:
+        """One run of each model on blank input (the first ONNX Runtime run is slow).
+
+        The first run at each new input shape is slow too (the runtime plans its memory per
+        shape): with ``frame_size`` (w, h) the detector is also run at the shape that frames of
+        that size are read at, so the first real frame is timed as every later one.
+        """
         blank = np.full((self.imgsz, self.imgsz, 3), PAD_VALUE, np.uint8)
         self.detect_view(blank, letterbox_view(self.imgsz, self.imgsz, self.imgsz))
-        self.classify(blank, np.array([[0, 0, 20, 40]], np.float32))
+        if frame_size is not None:
+            w, h = frame_size
+            self.detect_view(blank, letterbox_view(w, h, self.imgsz, rect_stride=self.rect_stride))
+        self.classify(blank, np.array([[0, 0, 20, 40]] * 8, np.float32), tta=False)
 
     def read_indices(self, image: np.ndarray) -> list[IndexReading]:
         """Detected and classified corner indices (``none`` dropped)."""
@@ -594,107 +367,26 @@ class CardRecognizer:
         t0 = time.perf_counter()
         readings = self.read_indices(image)
         h, w = image.shape[:2]
+        t1 = time.perf_counter()
         cards = assemble(readings, self.names, self.geometry, min_confidence=0.0, image_size=(w, h),
                          det_power=self.config.det_score_power, several_packs=self.config.several_packs)
+        t2 = time.perf_counter()
+        self.last_stats.ms_assembly = (t2 - t1) * 1000
         if self.config.outlines:
-            cards = self._merge_outline_cards(cards, self.outline_cards(image, cards), self.config.min_card_confidence)
+            cards = merge_outline_cards(cards, self.outline_cards(image, cards), self.config.min_card_confidence)
+            self.last_stats.ms_outlines = (time.perf_counter() - t2) * 1000
         cards = [c for c in cards if c.confidence >= self.config.min_card_confidence]
         cards.sort(key=lambda c: -c.confidence)
         self.last_stats.ms_total = (time.perf_counter() - t0) * 1000
         return cards
 
     def outline_cards(self, image: np.ndarray, known: list[DetectedCard] | None = None) -> list[DetectedCard]:
-        """Cards lying apart, found by their outline; their corner indices read where they must be.
+        """Cards lying apart, found by their outline (see :func:`vision.outlines.read_outline_cards`)."""
+        from tableref.vision.outlines import read_outline_cards
 
-        Independent of the index detector: for each card-shaped light quad the
-        classifier reads the boxes where the indices are printed (for each known deck
-        layout; the layout whose crops look most like indices wins) and the two
-        corners vote on the card. With ``known`` (the index detector's cards) only the
-        outlines that hold none of them, or a single one too weak to report, are read:
-        an outline holding a confident card would only confirm it, and one holding
-        several cards is a group of cards (a meld of identical cards, in Marriage,
-        looks like one card outline with one value inside).
-        """
-        from tableref.vision.outlines import find_card_quads, index_boxes_for_quad
-
-        quads = find_card_quads(image)
-        if known is not None:
-            quads = self.outlines_to_read(quads, known, self.config.min_card_confidence)
-        if not quads:
-            return []
-        layouts = self.geometry.layouts()[: self.config.outline_layouts]
-        jobs = []  # (quad index, layout index, card quad, boxes)
-        for qi, quad in enumerate(quads):
-            for li, layout in enumerate(layouts):
-                card_quad, boxes = index_boxes_for_quad(quad, layout)[0]
-                jobs.append((qi, li, card_quad, boxes))
-        all_boxes = np.array([b for *_, boxes in jobs for b in boxes], np.float32)
-        probs = self.classify(image, all_boxes, tta=len(all_boxes) <= 4 * max(self.config.tta_max_crops, 16))
-        label_idx = [k for k in range(len(self.names)) if k != self.none_index]
-        best: dict[int, tuple] = {}
-        k = 0
-        for qi, li, card_quad, boxes in jobs:
-            p = probs[k:k + len(boxes)]
-            k += len(boxes)
-            real = 1.0 - p[:, self.none_index]
-            q = p[:, label_idx] / np.maximum(p[:, label_idx].sum(axis=1, keepdims=True), 1e-9)
-            logq = (real[:, None] * np.log(np.clip(q, 1e-6, 1.0))).sum(axis=0)
-            dist = np.exp(logq - logq.max())
-            dist /= dist.sum()
-            lab = int(dist.argmax())
-            # a lone card shows all its printed corners, and they name the same card; a
-            # group of overlapping cards mistaken for one outline does not
-            tops = q.argmax(axis=1)
-            agree = all(int(t) == lab for t, r in zip(tops, real) if r >= 0.5)
-            conf = float(dist[lab]) * float(real.min()) * (1.0 if agree else 0.1)
-            if qi not in best or conf > best[qi][0]:
-                best[qi] = (conf, lab, card_quad, boxes)
-        out = []
-        h, w = image.shape[:2]
-        for conf, lab, card_quad, boxes in best.values():
-            xs = [pt[0] for pt in card_quad]
-            ys = [pt[1] for pt in card_quad]
-            box = (max(0.0, min(xs)), max(0.0, min(ys)), min(float(w), max(xs)), min(float(h), max(ys)))
-            out.append(DetectedCard(card=self.names[label_idx[lab]], confidence=conf, box=box,
-                                    quad=[[float(x), float(y)] for x, y in card_quad], indices=list(boxes)))
-        return out
-
-    @staticmethod
-    def outlines_to_read(quads: list, known: list[DetectedCard], min_confidence: float) -> list:
-        """The card outlines worth reading: those holding no known card, or one too weak to report."""
-        from tableref.vision.outlines import point_in_quad
-
-        keep = []
-        for q in quads:
-            inside = [c for c in known if point_in_quad(c.centre, q)]
-            if not inside or (len(inside) == 1 and inside[0].confidence < min_confidence):
-                keep.append(q)
-        return keep
-
-    @staticmethod
-    def _merge_outline_cards(cards: list[DetectedCard], outlined: list[DetectedCard],
-                             min_confidence: float = 0.35) -> list[DetectedCard]:
-        """One card per outline: what the index detector found inside it and the outline reading merge."""
-        from tableref.vision.outlines import point_in_quad
-
-        if not outlined:
-            return cards
-        used = set()
-        merged = []
-        for oc in outlined:
-            inside = [i for i, c in enumerate(cards) if i not in used and point_in_quad(c.centre, oc.quad)]
-            if len({cards[i].card for i in inside if cards[i].confidence >= min_confidence}) > 1:
-                continue  # several different cards inside: a group of cards, not one card
-            used.update(inside)
-            cands = [cards[i] for i in inside] + [oc]
-            top = max(cands, key=lambda c: c.confidence)
-            # agreement between the detector's reading and the outline's raises confidence
-            agree = [c for c in cands if c.card == top.card and c is not top]
-            conf = 1.0 - (1.0 - top.confidence) * np.prod([1.0 - c.confidence for c in agree]) if agree else top.confidence
-            merged.append(DetectedCard(card=top.card, confidence=float(min(conf, 1.0)),
-                                       box=oc.box, quad=oc.quad,
-                                       indices=top.indices if top is not oc else oc.indices))
-        return merged + [c for i, c in enumerate(cards) if i not in used]
+        return read_outline_cards(image, self.classify, self.geometry.layouts()[: self.config.outline_layouts],
+                                  self.names, self.none_index, known, self.config.min_card_confidence,
+                                  self.config.tta_max_crops)
 
     def observe(self, image: np.ndarray, t: float = 0.0) -> FrameObservation:
         """A :class:`FrameObservation` of one frame (with a sharpness measure)."""

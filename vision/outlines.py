@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from tableref.vision.index_layout import IndexGeometry
+from tableref.vision.types import DetectedCard
 
 
 def _order_quad(pts: np.ndarray) -> np.ndarray:
@@ -35,7 +36,8 @@ def find_card_quads(image: np.ndarray, min_area_frac: float = 0.002, max_area_fr
     small = cv2.resize(image, (max(1, int(round(w * f))), max(1, int(round(h * f)))),
                        interpolation=cv2.INTER_AREA) if f < 1 else image
     # card paper: the whitest part of the scene (every colour channel high)
-    white = cv2.GaussianBlur(small.min(axis=2), (5, 5), 0)
+    b, g, r = cv2.split(small)
+    white = cv2.GaussianBlur(cv2.min(cv2.min(b, g), r), (5, 5), 0)
     otsu, _ = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     thr = max(otsu, white_rel * float(np.percentile(white, 99.5)), 90.0)
     mask = (white >= thr).astype(np.uint8) * 255
@@ -122,8 +124,106 @@ def point_in_quad(pt, quad) -> bool:
                                 False) >= 0
 
 
-def quad_area(quad) -> float:
-    return abs(cv2.contourArea(np.asarray(quad, np.float32).reshape(-1, 1, 2)))
+from tableref.vision.geometry import quad_area  # noqa: E402  (kept importable from here)
 
 
-__all__ = ["find_card_quads", "index_boxes_for_quad", "point_in_quad", "quad_area", "quad_side_ratio", "math"]
+__all__ = ["find_card_quads", "index_boxes_for_quad", "point_in_quad", "quad_area", "quad_side_ratio",
+           "read_outline_cards", "outlines_to_read", "merge_outline_cards"]
+
+
+# --------------------------------------------------------------------------- reading outlines
+
+# the two corners of an outline must agree on the card; if they do not, its confidence is cut
+# by this factor (a group of overlapping cards mistaken for one outline)
+DISAGREEING_CORNERS = 0.1
+# a corner crop counts as a real index (for the agreement) at this chance of not being ``none``
+REAL_INDEX = 0.5
+
+
+def read_outline_cards(image: np.ndarray, classify, layouts: list[IndexGeometry], names: list[str],
+                       none_index: int, known: list[DetectedCard] | None = None, min_confidence: float = 0.35,
+                       tta_max_crops: int = 16) -> list[DetectedCard]:
+    """Cards lying apart, found by their outline; their corner indices read where they must be.
+
+    Independent of the index detector: for each card-shaped light quad the
+    classifier (``classify(image, boxes, tta=...)``) reads the boxes where the indices
+    are printed (for each deck layout in ``layouts``; the layout whose crops look most
+    like indices wins) and the corners vote on the card. With ``known`` (the index
+    detector's cards) only the outlines that hold none of them, or a single one too weak
+    to report, are read: an outline holding a confident card would only confirm it, and
+    one holding several cards is a group of cards (a meld of identical cards, in
+    Marriage, looks like one card outline with one value inside).
+    """
+    quads = find_card_quads(image)
+    if known is not None:
+        quads = outlines_to_read(quads, known, min_confidence)
+    if not quads:
+        return []
+    jobs = []  # (quad index, layout index, card quad, boxes)
+    for qi, quad in enumerate(quads):
+        for li, layout in enumerate(layouts):
+            card_quad, boxes = index_boxes_for_quad(quad, layout)[0]
+            jobs.append((qi, li, card_quad, boxes))
+    all_boxes = np.array([b for *_, boxes in jobs for b in boxes], np.float32)
+    probs = classify(image, all_boxes, tta=len(all_boxes) <= 4 * max(tta_max_crops, 16))
+    label_idx = [k for k in range(len(names)) if k != none_index]
+    best: dict[int, tuple] = {}
+    k = 0
+    for qi, li, card_quad, boxes in jobs:
+        p = probs[k:k + len(boxes)]
+        k += len(boxes)
+        real = 1.0 - p[:, none_index]
+        q = p[:, label_idx] / np.maximum(p[:, label_idx].sum(axis=1, keepdims=True), 1e-9)
+        logq = (real[:, None] * np.log(np.clip(q, 1e-6, 1.0))).sum(axis=0)
+        dist = np.exp(logq - logq.max())
+        dist /= dist.sum()
+        lab = int(dist.argmax())
+        # a lone card shows all its printed corners, and they name the same card; a
+        # group of overlapping cards mistaken for one outline does not
+        tops = q.argmax(axis=1)
+        agree = all(int(t) == lab for t, r in zip(tops, real) if r >= REAL_INDEX)
+        conf = float(dist[lab]) * float(real.min()) * (1.0 if agree else DISAGREEING_CORNERS)
+        if qi not in best or conf > best[qi][0]:
+            best[qi] = (conf, lab, card_quad, boxes)
+    out = []
+    h, w = image.shape[:2]
+    for conf, lab, card_quad, boxes in best.values():
+        xs = [pt[0] for pt in card_quad]
+        ys = [pt[1] for pt in card_quad]
+        box = (max(0.0, min(xs)), max(0.0, min(ys)), min(float(w), max(xs)), min(float(h), max(ys)))
+        out.append(DetectedCard(card=names[label_idx[lab]], confidence=conf, box=box,
+                                quad=[[float(x), float(y)] for x, y in card_quad], indices=list(boxes)))
+    return out
+
+
+def outlines_to_read(quads: list, known: list[DetectedCard], min_confidence: float) -> list:
+    """The card outlines worth reading: those holding no known card, or one too weak to report."""
+    keep = []
+    for q in quads:
+        inside = [c for c in known if point_in_quad(c.centre, q)]
+        if not inside or (len(inside) == 1 and inside[0].confidence < min_confidence):
+            keep.append(q)
+    return keep
+
+
+def merge_outline_cards(cards: list[DetectedCard], outlined: list[DetectedCard],
+                        min_confidence: float = 0.35) -> list[DetectedCard]:
+    """One card per outline: what the index detector found inside it and the outline reading merge."""
+    if not outlined:
+        return cards
+    used = set()
+    merged = []
+    for oc in outlined:
+        inside = [i for i, c in enumerate(cards) if i not in used and point_in_quad(c.centre, oc.quad)]
+        if len({cards[i].card for i in inside if cards[i].confidence >= min_confidence}) > 1:
+            continue  # several different cards inside: a group of cards, not one card
+        used.update(inside)
+        cands = [cards[i] for i in inside] + [oc]
+        top = max(cands, key=lambda c: c.confidence)
+        # agreement between the detector's reading and the outline's raises confidence
+        agree = [c for c in cands if c.card == top.card and c is not top]
+        conf = 1.0 - (1.0 - top.confidence) * np.prod([1.0 - c.confidence for c in agree]) if agree else top.confidence
+        merged.append(DetectedCard(card=top.card, confidence=float(min(conf, 1.0)),
+                                   box=oc.box, quad=oc.quad,
+                                   indices=top.indices if top is not oc else oc.indices))
+    return merged + [c for i, c in enumerate(cards) if i not in used]
