@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tableref import bench as speed  # noqa: E402
 from tableref.training import evaluation  # noqa: E402
 from tableref.vision.detector import CardRecognizer, RecognizerConfig  # noqa: E402
 
@@ -111,8 +112,11 @@ def main(argv=None) -> int:
                                            desc="rendered scenes")
         print(evaluation.format_report("synthetic scenes", synth), file=sys.stderr)
     if args.repeat:
-        bench = evaluation.benchmark(rec, evaluation.bench_frames(), repeat=args.repeat)
-        print(evaluation.format_bench(bench, 2), file=sys.stderr)
+        frames, notes = speed.default_frames()
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
+        bench = speed.benchmark(rec, frames, repeat=args.repeat)
+        print(speed.format_bench(bench, 2), file=sys.stderr)
     text = section(real, synth, bench, rec, f"{args.machine}, {platform.machine()}", args.label)
     print(text)
     if args.write:

@@ -109,7 +109,18 @@ def test_evaluate_bad_dir_is_clear(tmp_path, capsys):
 def test_bench_detect_on_given_images(capsys):
     rc = main(["bench-detect", "--repeat", "2", str(SCENES[0])])
     assert rc == 0
-    assert "median" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "total" in out and "classifier" in out and "assembly" in out and "load average" in out
+
+
+def test_bench_tiles_a_real_photo_twice_into_one_frame():
+    from tableref.bench import tiled_real_frame
+
+    photo = np.random.default_rng(0).integers(0, 255, (300, 300, 3), dtype=np.uint8)
+    frame = tiled_real_frame(photo, (10, 20, 30))
+    assert frame.shape == (720, 1280, 3)
+    assert (frame[40:680, :640] == frame[40:680, 640:]).all()         # the same cards twice
+    assert (frame[:40] == (10, 20, 30)).all() and not (frame[40:680, :640] == (10, 20, 30)).all()
 
 
 def test_draw_cards_marks_quads_and_index_boxes():

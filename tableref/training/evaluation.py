@@ -1,7 +1,7 @@
-"""Measuring card recognition: matching reported cards to labels, metrics, scenes, speed.
+"""Measuring card recognition: matching reported cards to labels, metrics, scenes.
 
-Used by ``tableref evaluate`` / ``scripts/eval_recognition.py`` and
-``tableref bench-detect`` / ``scripts/bench_detect.py``.
+Used by ``tableref evaluate`` / ``scripts/eval_recognition.py``; the speed benchmark
+(``tableref bench-detect``) is ``tableref.bench``, which composes its frames here.
 
 Matching rules
 --------------
@@ -412,59 +412,6 @@ def compose_random_scene(faces: dict, n_cards: int, width: int, height: int, car
     return img, truths
 
 
-# --------------------------------------------------------------------------- speed
-
-
-def bench_frames(deck: str = "kennard-2color"):
-    """52-card meld frames at 1280×720, 1920×1080 and 12 MP (4000×3000), built from ``deck``.
-
-    Needs the deck artwork (``datasets.decks``); returns [(name, image, truths)].
-    """
-    try:
-        from tableref.datasets import decks
-    except ImportError as exc:
-        raise DatasetError(f"the deck artwork (datasets package) is unavailable: {exc}") from None
-    try:
-        faces = decks.load_deck_bgra(deck)
-    except Exception as exc:  # rendering needs rsvg-convert and the npm package
-        raise DatasetError(f"cannot load deck {deck}: {exc}") from None
-    cards = list(faces)[:52]
-    out = []
-    for name, (w, h, ch) in {"1280x720": (1280, 720, 150), "1920x1080": (1920, 1080, 225),
-                             "4000x3000 (12 MP)": (4000, 3000, 560)}.items():
-        img, truths = compose_meld_scene(faces, cards, w, h, ch, seed=1)
-        out.append((name, img, truths))
-    return out
-
-
-def benchmark(rec, frames, repeat: int = 15, warmup: int = 2) -> dict:
-    """Median/p90 wall time of ``rec.recognize`` per frame, plus cards found."""
-    res = {}
-    for name, img, truths in frames:
-        for _ in range(warmup):
-            rec.recognize(img)
-        times, cpu = [], []
-        for _ in range(repeat):
-            t0, c0 = time.perf_counter(), time.process_time()
-            cards = rec.recognize(img)
-            times.append((time.perf_counter() - t0) * 1000)
-            cpu.append((time.process_time() - c0) * 1000)
-        times.sort()
-        entry = {"width": img.shape[1], "height": img.shape[0], "runs": repeat,
-                 "ms_median": statistics.median(times), "ms_p90": float(np.percentile(times, 90)),
-                 "cpu_ms_median": statistics.median(cpu),
-                 "ms_min": times[0], "cards_reported": len(cards),
-                 "passes": list(rec.last_stats.passes), "detector_runs": rec.last_stats.detector_runs,
-                 "ms_detect": rec.last_stats.ms_detect, "ms_classify": rec.last_stats.ms_classify}
-        if truths is not None:
-            m = match([(c.card, c.centre) for c in cards], truths)
-            entry["cards_in_frame"] = len(truths)
-            entry["cards_found"] = sum(m["found"])
-            entry["cards_correct"] = sum(m["correct"])
-        res[name] = entry
-    return res
-
-
 # --------------------------------------------------------------------------- reports
 
 
@@ -486,18 +433,4 @@ def format_report(name: str, s: dict) -> str:
                      ", ".join(f"{a}->{b}: {n}" for a, b, n in s["confusions"][:20]))
     if s["failed_images"]:
         lines.append(f"unreadable images: {len(s['failed_images'])}")
-    return "\n".join(lines)
-
-
-def format_bench(res: dict, threads: int) -> str:
-    lines = [f"card recognition speed, model loaded, {threads} CPU threads "
-             "(wall time; CPU = process CPU time, all threads, per frame)"]
-    for name, e in res.items():
-        extra = ""
-        if "cards_in_frame" in e:
-            extra = f"  cards {e['cards_found']}/{e['cards_in_frame']} found, {e['cards_correct']}/{e['cards_reported']} correct"
-        lines.append(f"{name:>20}: median {e['ms_median']:6.0f} ms  p90 {e['ms_p90']:6.0f} ms  "
-                     f"CPU {e['cpu_ms_median']:5.0f} ms  "
-                     f"(detect {e['ms_detect']:.0f} + classify {e['ms_classify']:.0f} ms, "
-                     f"{e['detector_runs']} detector run(s): {' '.join(e['passes'])}){extra}")
     return "\n".join(lines)
