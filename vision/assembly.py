@@ -30,7 +30,7 @@ from tableref.vision.geometry import (
     bbox,
     card_quad,
     half_diagonal,
-    pairwise_overlap,
+    overlap_of_smaller,
     points_in_quad,
     quads_overlap,
     union,
@@ -97,8 +97,9 @@ SIDE_TOLERANCE = 1.25
 SIDE_ELONGATION = 1.3
 SIDE_TILT = math.radians(20)
 SIDE_SIZE_RATIO = 1.5
-# the cells of the neighbourhood grids, in (median) index sizes: about a card width
-GRID_CELL = 4.0
+# the cells of the neighbourhood grids, in (median) index sizes: about two card widths, so that
+# the widest search (a corner's partner, up to ~11 index sizes away) looks at a few cells
+GRID_CELL = 8.0
 
 
 # --------------------------------------------------------------------------- the state the passes share
@@ -199,27 +200,25 @@ def _card_dists(readings, label_idx):
     return probs, q
 
 
-def _layout_fit(layout: IndexGeometry, vx: float, vy: float, si: float, sj: float, box_aspect: float):
-    """How well two index centres ``(vx, vy)`` apart, of sizes ``si``, ``sj``, fit one card of ``layout``.
-
-    Returns (cost, theta, card width px) or None when they cannot be its two corners.
-    """
+def _layout_fits(layout: IndexGeometry, vx, vy, si, sj, box_aspect) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """How well pairs of index centres ``(vx, vy)`` apart, of sizes ``si``, ``sj`` (arrays, one entry a
+    pair), fit one card of ``layout``: (cost, theta, card width px), cost inf where they cannot be its
+    two corners. The longer box side approximates the index height; the cost adds the distance misfit
+    (1 at the layout's tolerance) and the box-shape misfit the turn predicts (weighted)."""
     ddx, ddy = layout.diag_vec
-    diag_len = math.hypot(ddx, ddy)           # card widths
-    iw, ih = layout.index_size                 # card widths
-    d = math.hypot(vx, vy)
-    # the longer box side approximates the index height (ih card widths)
+    diag_len = math.hypot(ddx, ddy)
+    iw, ih = layout.index_size
+    d = np.hypot(vx, vy)
     card_w = (si + sj) / 2.0 / ih
-    r = d / max(diag_len * card_w, 1e-6)
+    r = d / np.maximum(diag_len * card_w, 1e-6)
     log_tol = math.log(layout.distance_tolerance)
-    if abs(math.log(max(r, 1e-6))) > log_tol:
-        return None
-    theta = math.atan2(vy, vx) - math.atan2(ddy, ddx)
-    # the box shape this rotation predicts vs. the observed one
-    shape_err = abs(math.log(_rotated_box_aspect(iw, ih, theta) / box_aspect))
-    if shape_err > math.log(SHAPE_TOLERANCE):
-        return None
-    cost = abs(math.log(r)) / log_tol + SHAPE_WEIGHT * shape_err / math.log(SHAPE_TOLERANCE)
+    log_r = np.abs(np.log(np.maximum(r, 1e-6)))
+    theta = np.arctan2(vy, vx) - math.atan2(ddy, ddx)
+    c, s = np.abs(np.cos(theta)), np.abs(np.sin(theta))
+    rotated = (iw * c + ih * s) / np.maximum(iw * s + ih * c, 1e-9)
+    shape_err = np.abs(np.log(rotated / box_aspect))
+    cost = log_r / log_tol + SHAPE_WEIGHT * shape_err / math.log(SHAPE_TOLERANCE)
+    cost[(log_r > log_tol) | (shape_err > math.log(SHAPE_TOLERANCE))] = np.inf
     return cost, theta, d / diag_len
 
 
@@ -267,33 +266,33 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
     dist = np.hypot(centres[ii, 0] - centres[jj, 0], centres[ii, 1] - centres[jj, 1])
     ok = (agreement >= min_agreement) & (ratio <= geo.size_tolerance) & (dist <= reach * big)
     ii, jj, agreement = ii[ok], jj[ok], agreement[ok]
+    # the card both corners vote for must be one corner's top reading, and each corner must give it
+    # at least MIN_SUPPORT
+    joint = q[ii] * q[jj]
+    label = joint.argmax(axis=1)
+    ok = ((label == top[ii]) | (label == top[jj])) & (np.minimum(q[ii, label], q[jj, label]) >= MIN_SUPPORT)
+    ii, jj, agreement, joint, label = ii[ok], jj[ok], agreement[ok], joint[ok], label[ok]
+    rows = np.arange(len(ii))
+    prob = joint[rows, label] / np.maximum(joint.sum(axis=1), 1e-12)
+    # the best deck layout for each pair (the first on a tie), all pairs at once
+    vx, vy = centres[jj, 0] - centres[ii, 0], centres[jj, 1] - centres[ii, 1]
+    si, sj = sizes[ii], sizes[jj]
+    fits = [_layout_fits(layout, vx, vy, si, sj, np.sqrt(aspects[ii] * aspects[jj])) for layout in layouts]
+    costs = np.stack([f[0] for f in fits])
+    best = costs.argmin(axis=0)
+    fitted = np.isfinite(costs[best, rows])
     foreign = (q.max(axis=1) >= FOREIGN_PROB) & (np.array([r.score for r in readings]) >= FOREIGN_SCORE)
     any_foreign = bool(foreign.any())
+    extra = DISAGREEMENT_WEIGHT * (1.0 - np.minimum(agreement, 1.0)) + SIZE_RATIO_WEIGHT * np.abs(np.log(si / sj))
     out = []
-    for i, j, agree in zip(ii.tolist(), jj.tolist(), agreement.tolist()):
-        si, sj = sizes[i], sizes[j]
-        joint = q[i] * q[j]
-        label = int(joint.argmax())
-        if label != top[i] and label != top[j]:
-            continue
-        if min(q[i, label], q[j, label]) < MIN_SUPPORT:
-            continue        # one corner outvoted is fine, one that names another card is not
-        vx, vy = centres[j] - centres[i]
-        obs = math.sqrt(aspects[i] * aspects[j])
-        best = None
-        for layout in layouts:
-            fit = _layout_fit(layout, vx, vy, si, sj, obs)
-            if fit is not None and (best is None or fit[0] < best[0][0]):
-                best = (fit, layout)
-        if best is None:
-            continue
-        (cost, theta, card_w), layout = best
-        if any_foreign and _holds_foreign_index(readings, centres, sizes, top, foreign, grid, i, j, label,
+    for m in np.nonzero(fitted)[0].tolist():
+        i, j, lab, b = int(ii[m]), int(jj[m]), int(label[m]), int(best[m])
+        layout = layouts[b]
+        cost, theta, card_w = float(costs[b, m]), float(fits[b][1][m]), float(fits[b][2][m])
+        if any_foreign and _holds_foreign_index(readings, centres, sizes, top, foreign, grid, i, j, lab,
                                                 theta, card_w, layout):
             continue
-        cost += DISAGREEMENT_WEIGHT * (1.0 - min(agree, 1.0)) + SIZE_RATIO_WEIGHT * abs(math.log(si / sj))
-        prob = float(joint[label] / max(joint.sum(), 1e-12))
-        out.append(_Pair(i, j, cost, label, prob, theta, card_w, layout.aspect, layout))
+        out.append(_Pair(i, j, cost + float(extra[m]), lab, float(prob[m]), theta, card_w, layout.aspect, layout))
     out.sort(key=lambda p: p.cost)
     return out
 
@@ -695,7 +694,7 @@ def _absorb_repeat(r: IndexReading, same_label: list[Found], offsets: dict | Non
     """
     for f in same_label:
         card = f.card
-        repeat = bool((pairwise_overlap([r.box], card.indices)[1] > REPEAT_OVERLAP).any())
+        repeat = any(overlap_of_smaller(r.box, b) > REPEAT_OVERLAP for b in card.indices)
         if not repeat and card.quad is not None and f.fit is not None:
             repeat = bool(points_in_quad([r.centre], card.quad, REPEAT_SHRINK)[0])
             if not repeat and offsets:

@@ -35,7 +35,7 @@ from tableref.vision.decoding import decode_yolo, nms
 from tableref.vision.geometry import box_size
 from tableref.vision.outlines import merge_outline_cards
 from tableref.vision.runtime import ModelError, default_models_dir, int8_variant
-from tableref.vision.runtime import make_session as _session
+from tableref.vision.runtime import Network, choose_backend
 from tableref.vision.types import DetectedCard, FrameObservation
 from tableref.vision.views import PAD_VALUE, View, drop_cut_at_tile_edges, letterbox_view, render_view, tile_views
 
@@ -76,6 +76,8 @@ class RecognizerConfig:
     classify_batch: int = 64
     tta_max_crops: int = 16         # read each crop at 4 turns when there are at most this many (0 = never)
     precision: str = "auto"         # "auto": int8 copies where valid, else float; "fp32"; "int8"
+    backend: str = "auto"           # "auto": OpenVINO where installed and checked on these models, else
+                                    # ONNX Runtime; "onnxruntime"; "openvino"
 
 
 @dataclass
@@ -92,11 +94,20 @@ class RecognitionStats:
     ms_total: float = 0.0
     ms_detector_net: float = 0.0    # time inside the detector network alone
     ms_classifier_net: float = 0.0  # time inside the classifier network alone (outline reading included)
+    # CPU time of the calling thread (what other jobs on a shared machine do not inflate): in all,
+    # and inside the two networks (the runtime works in this thread too)
+    cpu_ms_thread: float = 0.0
+    cpu_ms_thread_net: float = 0.0
 
     @property
     def ms_non_network(self) -> float:
         """Everything but the two networks: views, decoding, NMS, crops, assembly, outlines."""
         return self.ms_total - self.ms_detector_net - self.ms_classifier_net
+
+    @property
+    def cpu_ms_non_network(self) -> float:
+        """The CPU time of everything but the two networks (all of it runs in the calling thread)."""
+        return self.cpu_ms_thread - self.cpu_ms_thread_net
 
 
 class CardRecognizer:
@@ -128,11 +139,13 @@ class CardRecognizer:
             raise ModelError(f"{spec_path} lacks the detector or classifier entry ({exc})") from exc
         self.det_path = self._model_file(det_file)
         self.cls_path = self._model_file(cls_file)
-        self.det_session = _session(self.det_path, threads)
-        self.cls_session = _session(self.cls_path, threads)
-        self.det_input = self.det_session.get_inputs()[0].name
-        self.cls_input = self.cls_session.get_inputs()[0].name
-        shape = self.det_session.get_inputs()[0].shape
+        self.backend, self.backend_reason = choose_backend(self.config.backend, self.models_dir,
+                                                           [self.det_path, self.cls_path])
+        self.det_net = Network(self.det_path, threads, self.backend)
+        self.cls_net = Network(self.cls_path, threads, self.backend)
+        self.det_input = self.det_net.input_name
+        self.cls_input = self.cls_net.input_name
+        shape = self.det_net.input_shape
         imgsz = det.get("imgsz", 640)
         if isinstance(imgsz, (list, tuple)):
             imgsz = imgsz[0]
@@ -185,9 +198,10 @@ class CardRecognizer:
         inp = render_view(image, view)
         # float32 NCHW RGB 0..1 (OpenCV does the channel swap, transpose and scaling in one pass)
         blob = cv2.dnn.blobFromImage(inp, 1.0 / 255.0, swapRB=True)
-        t0 = time.perf_counter()
-        out = self.det_session.run(None, {self.det_input: blob})[0]
+        t0, c0 = time.perf_counter(), time.thread_time()
+        out = self.det_net.run(blob)
         self.last_stats.ms_detector_net += (time.perf_counter() - t0) * 1000
+        self.last_stats.cpu_ms_thread_net += (time.thread_time() - c0) * 1000
         self.last_stats.detector_runs += 1
         boxes, scores = decode_yolo(out, self.config.det_conf)
         keep = nms(boxes, scores, self.config.nms_iou, self.config.nms_ios)
@@ -230,9 +244,10 @@ class CardRecognizer:
         bs = self.config.classify_batch
         for i in range(0, len(crops), bs):
             batch = to_classifier_input(crops[i:i + bs])
-            t0 = time.perf_counter()
-            outs.append(self.cls_session.run(None, {self.cls_input: batch})[0])
+            t0, c0 = time.perf_counter(), time.thread_time()
+            outs.append(self.cls_net.run(batch))
             self.last_stats.ms_classifier_net += (time.perf_counter() - t0) * 1000
+            self.last_stats.cpu_ms_thread_net += (time.thread_time() - c0) * 1000
         probs = np.concatenate(outs).astype(np.float32)
         # accept logits as well as probabilities
         if probs.min() < 0 or np.abs(probs.sum(axis=1) - 1).max() > 1e-2:
@@ -364,7 +379,7 @@ class CardRecognizer:
         """Physical cards in a BGR uint8 image (H, W, 3), most confident first."""
         image = ensure_bgr(image)
         self.last_stats = RecognitionStats()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         readings = self.read_indices(image)
         h, w = image.shape[:2]
         t1 = time.perf_counter()
@@ -378,6 +393,7 @@ class CardRecognizer:
         cards = [c for c in cards if c.confidence >= self.config.min_card_confidence]
         cards.sort(key=lambda c: -c.confidence)
         self.last_stats.ms_total = (time.perf_counter() - t0) * 1000
+        self.last_stats.cpu_ms_thread = (time.thread_time() - c0) * 1000
         return cards
 
     def outline_cards(self, image: np.ndarray, known: list[DetectedCard] | None = None) -> list[DetectedCard]:

@@ -38,6 +38,16 @@ def pairwise_overlap(a, b) -> tuple[np.ndarray, np.ndarray]:
     return iou, ios
 
 
+def overlap_of_smaller(a, b) -> float:
+    """The intersection of two boxes over the smaller one's area: one entry of
+    :func:`pairwise_overlap`'s second matrix, in plain Python (a single pair is much cheaper
+    without building arrays)."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    smaller = min(max(a[2] - a[0], 0.0) * max(a[3] - a[1], 0.0), max(b[2] - b[0], 0.0) * max(b[3] - b[1], 0.0))
+    return ix * iy / max(smaller, 1e-9)
+
+
 def box_size(boxes: np.ndarray) -> np.ndarray:
     """A rotation-tolerant size of index boxes: the longer side."""
     boxes = np.asarray(boxes, dtype=np.float32).reshape(-1, 4)
@@ -78,7 +88,20 @@ def card_quad(centre: tuple[float, float], theta: float, card_w: float, aspect: 
 
 
 def points_in_quad(pts, quad, shrink: float = 1.0) -> np.ndarray:
-    """Which of the points (N, 2) lie inside the convex ``quad`` scaled by ``shrink`` about its centre."""
+    """Which of the points (N, 2) lie inside the convex ``quad`` scaled by ``shrink`` about its centre
+    (the edges count as inside)."""
+    if len(pts) <= 8:
+        # a few points: plain Python, the same sums (building arrays costs more than the test)
+        qs = [(float(p[0]), float(p[1])) for p in quad]
+        cx, cy = sum(p[0] for p in qs) / len(qs), sum(p[1] for p in qs) / len(qs)
+        qs = [(cx + (x - cx) * shrink, cy + (y - cy) * shrink) for x, y in qs]
+        edges = list(zip(qs, qs[1:] + qs[:1]))
+        out = []
+        for p in pts:
+            px, py = float(p[0]), float(p[1])
+            cross = [(bx - ax) * (py - ay) - (by - ay) * (px - ax) for (ax, ay), (bx, by) in edges]
+            out.append(all(c >= 0 for c in cross) or all(c <= 0 for c in cross))
+        return np.array(out, dtype=bool)
     q = np.asarray(quad, dtype=float).reshape(-1, 2)
     c = q.mean(axis=0)
     q = c + (q - c) * shrink
@@ -136,12 +159,18 @@ class PointGrid:
 
     def near(self, x: float, y: float, radius: float) -> list[int]:
         c = self.cell
-        x1, x2 = int(math.floor((x - radius) / c)), int(math.floor((x + radius) / c))
-        y1, y2 = int(math.floor((y - radius) / c)), int(math.floor((y + radius) / c))
-        if (x2 - x1 + 1) * (y2 - y1 + 1) > 4 * len(self._cells):
-            keys = [k for v in self._cells.values() for k in v]       # a wide query: every point
+        x1, x2 = math.floor((x - radius) / c), math.floor((x + radius) / c)
+        y1, y2 = math.floor((y - radius) / c), math.floor((y + radius) / c)
+        cells = self._cells
+        if (x2 - x1 + 1) * (y2 - y1 + 1) > len(cells):
+            # more cells asked for than there are filled ones: go through the filled ones
+            keys = [k for (gx, gy), v in cells.items() if x1 <= gx <= x2 and y1 <= gy <= y2 for k in v]
         else:
-            cells = self._cells
-            keys = [k for gx in range(x1, x2 + 1) for gy in range(y1, y2 + 1) for k in cells.get((gx, gy), ())]
+            keys = []
+            for gx in range(x1, x2 + 1):
+                for gy in range(y1, y2 + 1):
+                    v = cells.get((gx, gy))
+                    if v:
+                        keys.extend(v)
         keys.sort()
         return keys

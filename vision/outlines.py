@@ -14,6 +14,7 @@ import math
 import cv2
 import numpy as np
 
+from tableref.vision.geometry import PointGrid
 from tableref.vision.index_layout import IndexGeometry
 from tableref.vision.types import DetectedCard
 
@@ -196,11 +197,30 @@ def read_outline_cards(image: np.ndarray, classify, layouts: list[IndexGeometry]
     return out
 
 
+def _centre_grid(cards: list[DetectedCard]) -> tuple[PointGrid, list]:
+    """The cards' centres, bucketed so that the cards inside an outline are found among its neighbours."""
+    centres = [c.centre for c in cards]
+    sizes = [max(c.box[2] - c.box[0], c.box[3] - c.box[1]) for c in cards]
+    grid = PointGrid(2.0 * float(np.median(sizes)) if sizes else 1.0)
+    for k, (x, y) in enumerate(centres):
+        grid.add(k, x, y)
+    return grid, centres
+
+
+def _inside(quad, grid: PointGrid, centres: list) -> list[int]:
+    """Positions (ascending) of the centres that lie inside ``quad``."""
+    q = np.asarray(quad, np.float32).reshape(-1, 2)
+    cx, cy = float(q[:, 0].mean()), float(q[:, 1].mean())
+    radius = float(np.hypot(q[:, 0] - cx, q[:, 1] - cy).max()) + 1.0
+    return [k for k in grid.near(cx, cy, radius) if point_in_quad(centres[k], q)]
+
+
 def outlines_to_read(quads: list, known: list[DetectedCard], min_confidence: float) -> list:
     """The card outlines worth reading: those holding no known card, or one too weak to report."""
     keep = []
+    grid, centres = _centre_grid(known)
     for q in quads:
-        inside = [c for c in known if point_in_quad(c.centre, q)]
+        inside = [known[k] for k in _inside(q, grid, centres)]
         if not inside or (len(inside) == 1 and inside[0].confidence < min_confidence):
             keep.append(q)
     return keep
@@ -213,8 +233,9 @@ def merge_outline_cards(cards: list[DetectedCard], outlined: list[DetectedCard],
         return cards
     used = set()
     merged = []
+    grid, centres = _centre_grid(cards)
     for oc in outlined:
-        inside = [i for i, c in enumerate(cards) if i not in used and point_in_quad(c.centre, oc.quad)]
+        inside = [i for i in _inside(oc.quad, grid, centres) if i not in used]
         if len({cards[i].card for i in inside if cards[i].confidence >= min_confidence}) > 1:
             continue  # several different cards inside: a group of cards, not one card
         used.update(inside)

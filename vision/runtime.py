@@ -2,11 +2,15 @@
 
 ``models/recognition.json`` names the committed ONNX files; :func:`int8_variant` finds a
 quantised copy that still matches its source model; :func:`make_session` loads a model
-in the inference backend (ONNX Runtime on the CPU).
+in an inference backend on the CPU: ONNX Runtime (the default) or, with the optional
+``openvino`` extra, OpenVINO where it was checked to read the real photos as well
+(:func:`choose_backend`).
 """
 from __future__ import annotations
 
 from pathlib import Path
+
+import numpy as np
 
 
 def default_models_dir() -> Path:
@@ -51,18 +55,115 @@ def int8_variant(path: Path) -> Path | None:
     return q if src == file_sha256(path) else None
 
 
-def make_session(path: Path, threads: int):
-    """An ONNX Runtime CPU session of ``path`` on ``threads`` intra-op threads."""
-    import onnxruntime as ort
+# the inference backends, in order of preference; ONNX Runtime is the default and always there
+BACKENDS = ("openvino", "onnxruntime")
+# which backends were checked to read the real photos as well as ONNX Runtime, for which model files
+# (written by scripts/validate_backend.py; a retrained model is not covered until it is checked again)
+VALIDATION_FILE = "backends.json"
 
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    opts.log_severity_level = 3
+
+def openvino_available() -> bool:
+    """Whether the optional OpenVINO runtime (``pip install 'tableref[openvino]'``) is installed."""
     try:
-        return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
-    except Exception as exc:  # onnxruntime raises its own exception types
-        raise ModelError(f"cannot load model {path}: {exc}") from exc
+        import openvino  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
+
+def validated_backends(models_dir: Path, files: list[Path]) -> dict[str, str]:
+    """{backend: when checked} for the backends ``backends.json`` records as checked on exactly these files."""
+    import json
+
+    try:
+        spec = json.loads((Path(models_dir) / VALIDATION_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    shas = {f.name: file_sha256(f) for f in files}
+    for backend, entry in (spec.items() if isinstance(spec, dict) else []):
+        models = entry.get("models") if isinstance(entry, dict) else None
+        if isinstance(models, dict) and entry.get("passed") and models == shas:
+            out[backend] = str(entry.get("checked", "?"))
+    return out
+
+
+def choose_backend(requested: str, models_dir: Path, files: list[Path]) -> tuple[str, str]:
+    """(backend, why): ``requested`` ("auto", "onnxruntime" or "openvino"); "auto" takes OpenVINO only
+    where it is installed and was checked on these very model files, else ONNX Runtime."""
+    if requested == "onnxruntime":
+        return "onnxruntime", "asked for"
+    if requested == "openvino":
+        if not openvino_available():
+            raise ModelError("OpenVINO is not installed (pip install 'tableref[openvino]')")
+        return "openvino", "asked for"
+    if requested != "auto":
+        raise ModelError(f"unknown backend {requested!r} (auto, onnxruntime, openvino)")
+    if not openvino_available():
+        return "onnxruntime", "OpenVINO not installed"
+    checked = validated_backends(models_dir, files)
+    if "openvino" in checked:
+        return "openvino", f"checked on these model files {checked['openvino']}"
+    return "onnxruntime", "OpenVINO not checked on these model files (scripts/validate_backend.py)"
+
+
+class Network:
+    """One model loaded in a backend: ``run(x)`` gives its first output for one float32 input."""
+
+    def __init__(self, path: Path, threads: int, backend: str = "onnxruntime"):
+        self.path = Path(path)
+        self.backend = backend
+        try:
+            if backend == "openvino":
+                self._load_openvino(threads)
+            else:
+                self._load_onnxruntime(threads)
+        except ModelError:
+            raise
+        except Exception as exc:  # the runtimes raise their own exception types
+            raise ModelError(f"cannot load model {path} in {backend}: {exc}") from exc
+
+    def _load_onnxruntime(self, threads: int) -> None:
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # worker threads sleep after a run instead of spinning: the crops, assembly and tracking
+        # between runs share the same two cores (spinning doubled the classifier's CPU time)
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        opts.log_severity_level = 3
+        sess = ort.InferenceSession(str(self.path), sess_options=opts, providers=["CPUExecutionProvider"])
+        inp = sess.get_inputs()[0]
+        self.input_name, self.input_shape = inp.name, list(inp.shape)
+        self._run = lambda x: sess.run(None, {inp.name: x})[0]
+        self.session = sess
+
+    def _load_openvino(self, threads: int) -> None:
+        import openvino as ov
+
+        core = ov.Core()
+        model = core.read_model(str(self.path))
+        inp = model.inputs[0]
+        self.input_name = inp.get_any_name()
+        self.input_shape = [d.get_length() if d.is_static else d.to_string() for d in inp.get_partial_shape()]
+        compiled = core.compile_model(model, "CPU", {"INFERENCE_NUM_THREADS": threads, "NUM_STREAMS": 1,
+                                                     "PERFORMANCE_HINT": "LATENCY"})
+        request = compiled.create_infer_request()
+
+        def run(x):
+            request.infer({0: x})
+            return request.get_output_tensor(0).data.copy()
+
+        self._run = run
+        self.session = compiled
+
+    def run(self, x: np.ndarray) -> np.ndarray:
+        return self._run(x)
+
+
+def make_session(path: Path, threads: int):
+    """An ONNX Runtime CPU session of ``path`` (scripts that need the raw session)."""
+    return Network(path, threads, "onnxruntime").session

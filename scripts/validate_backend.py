@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Check that an inference backend reads the real photos as well as ONNX Runtime (fp32), and record it.
+
+    python scripts/validate_backend.py                    # OpenVINO against ONNX Runtime, print only
+    python scripts/validate_backend.py --write            # and record the result in models/backends.json
+
+The recogniser picks a faster backend automatically (``RecognizerConfig(backend="auto")``) only
+where ``models/backends.json`` says it passed this check on exactly the model files in use
+(their SHA-256): a retrained model falls back to ONNX Runtime until the check is run again.
+
+The check: every one of the real rank-labelled photos (``../shared/data/real-photos-rank-only``),
+the rendered scenes (``--render``, card level) and the real fanned-deal frame are read with both
+backends. It passes when the candidate's recall and precision on the real photos are at least
+ONNX Runtime's and its recall and precision on the rendered scenes are within ``--tolerance``
+points of ONNX Runtime's. The number of images where the two report different cards is printed
+too.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import cv2  # noqa: E402
+
+from tableref import bench  # noqa: E402
+from tableref.training import evaluation  # noqa: E402
+from tableref.vision.detector import CardRecognizer, RecognizerConfig  # noqa: E402
+from tableref.vision.runtime import VALIDATION_FILE, file_sha256  # noqa: E402
+
+DEFAULT_REAL = ROOT.parent / "shared" / "data" / "real-photos-rank-only"
+
+
+def cards_of(rec, img):
+    return sorted(c.card for c in rec.recognize(img))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--backend", default="openvino", help="the backend to check (default openvino)")
+    ap.add_argument("--models", default=None)
+    ap.add_argument("--real", default=str(DEFAULT_REAL))
+    ap.add_argument("--render", type=int, default=24, help="rendered scenes to compare (0 = none)")
+    ap.add_argument("--tolerance", type=float, default=0.2, help="points of recall/precision on rendered scenes")
+    ap.add_argument("--write", action="store_true", help=f"record the result in the models' {VALIDATION_FILE}")
+    args = ap.parse_args(argv)
+    if not Path(args.real).exists():
+        print(f"error: the real photos are not at {args.real}", file=sys.stderr)
+        return 2
+    ref = CardRecognizer(args.models, config=RecognizerConfig(backend="onnxruntime", precision="fp32"))
+    cand = CardRecognizer(args.models, config=RecognizerConfig(backend=args.backend, precision="fp32"))
+    result = {}
+    for name, rec in (("onnxruntime", ref), (args.backend, cand)):
+        real = evaluation.evaluate_rank_photos(rec, args.real)
+        synth = (evaluation.evaluate_images(rec, evaluation.render_synthetic_scenes(args.render), desc="rendered")
+                 if args.render else None)
+        result[name] = {"real": {k: real[k] for k in ("recall", "precision", "labelled", "reported", "ms_median")},
+                        "rendered": ({k: synth[k] for k in ("recall", "precision", "labelled", "reported", "ms_median")}
+                                     if synth else None)}
+    # image by image: where do the two report different cards?
+    labels = evaluation.load_rank_labels(args.real)
+    differ = []
+    images = [(fn, cv2.imread(str(Path(args.real) / fn))) for fn in sorted(labels)]
+    images += [(name, img) for name, img, _ in bench.real_frames()]
+    for fn, img in images:
+        if img is not None and cards_of(ref, img) != cards_of(cand, img):
+            differ.append(fn)
+    a, b = result["onnxruntime"], result[args.backend]
+    ok = b["real"]["recall"] >= a["real"]["recall"] and b["real"]["precision"] >= a["real"]["precision"]
+    if a["rendered"] and b["rendered"]:
+        tol = args.tolerance / 100.0
+        ok = ok and all(b["rendered"][k] >= a["rendered"][k] - tol for k in ("recall", "precision"))
+    entry = {"passed": bool(ok), "checked": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+             "models": {p.name: file_sha256(p) for p in (cand.det_path, cand.cls_path)},
+             "results": result, "images_with_different_cards": len(differ), "images": len(images),
+             "different": differ[:20]}
+    print(json.dumps(entry, indent=1))
+    print(f"{args.backend}: {'PASSED' if ok else 'FAILED'} (real photos recall/precision "
+          f"{b['real']['recall']:.4f}/{b['real']['precision']:.4f} vs {a['real']['recall']:.4f}/"
+          f"{a['real']['precision']:.4f}; {len(differ)} of {len(images)} images read differently)")
+    if args.write:
+        path = cand.models_dir / VALIDATION_FILE
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            old = {}
+        old[args.backend] = entry
+        path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {path}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
