@@ -17,8 +17,14 @@ Uses a simulated 1280x720 hand (``tableref simulate``; cached in ``--work``):
     python scripts/bench_live.py                    # Desmoche seed 500
     python scripts/bench_live.py --game marriage --seed 501
     python scripts/bench_live.py --video clip.mp4 --truth truth.json
+    python scripts/bench_live.py --watch-rate             # 3. below, on the real fanned deal and the demo
 
-Run it on a quiet machine; the numbers go into docs/live.md.
+3. **Analysed frames/s as ``tableref watch`` runs** (``--watch-rate``): the table session's own
+   camera thread on a folder of 30 copies of a real full-table frame
+   (``../shared/data/real-table/fanned-deal-1280x720.jpg``, or ``--image``) and on the demo clip,
+   read as fast as it can (start-up excluded: from the first analysed frame to the last).
+
+Run it on a quiet machine; the numbers go into docs/live.md (the load average is printed beside them).
 """
 from __future__ import annotations
 
@@ -84,6 +90,46 @@ def throughput(video: str, game: str, players: list[str], limit: int | None) -> 
             "ms_max": round(max(times), 1), "fps": round(1000 / statistics.mean(times), 2)}
 
 
+def watch_rate(source: str, game: str, players: list[str], frames: int | None = None) -> dict:
+    """Analysed frames/s of the session's camera thread on ``source`` read as fast as it goes, as
+    ``tableref watch`` runs it (recogniser, tracker, events, annotated JPEG)."""
+    from tableref.live.session import TableSession
+
+    s = TableSession(source=source, game=game, players=players, realtime=False, loop=False)
+    s._get_recognizer()                    # the model is loaded before the clock starts
+    c0 = time.process_time()
+    s.start()
+    first = last = None
+    seen = 0
+    while s.running:
+        n = s.frames_analysed
+        if n != seen:
+            now = time.monotonic()
+            if first is None:
+                first, n_first = now, n
+            last, seen = now, n
+            if frames and n >= frames:
+                break
+        time.sleep(0.002)
+    s.stop()
+    cpu = time.process_time() - c0
+    n = s.frames_analysed
+    span = (last - first) if first is not None and last is not None else 0.0
+    rate = (seen - n_first) / span if span > 0 else float("nan")
+    return {"frames": n, "fps": round(rate, 2), "cpu_ms_per_frame": round(1000 * cpu / max(n, 1), 1),
+            "ms_per_frame_ewma": round(s.ms_per_frame, 1)}
+
+
+def real_frame_folder(image: str, copies: int) -> str:
+    import shutil
+    import tempfile
+
+    d = Path(tempfile.mkdtemp(prefix="tableref-watch-"))
+    for i in range(copies):
+        shutil.copy(image, d / f"frame{i:04d}{Path(image).suffix}")
+    return str(d)
+
+
 def latency(video: str, game: str, players: list[str], truth: dict) -> dict:
     from tableref.live.session import TableSession
 
@@ -146,7 +192,28 @@ def main(argv=None) -> int:
     ap.add_argument("--work", default=str(ROOT / "out" / "eval_sim"))
     ap.add_argument("--frames", type=int, default=None, help="limit the throughput run to this many frames")
     ap.add_argument("--skip-latency", action="store_true")
+    ap.add_argument("--watch-rate", action="store_true",
+                    help="only: analysed frames/s of the session on copies of a real table frame and on the demo")
+    ap.add_argument("--image", default=str(ROOT.parent / "shared" / "data" / "real-table" / "fanned-deal-1280x720.jpg"))
+    ap.add_argument("--copies", type=int, default=30)
     args = ap.parse_args(argv)
+    load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "n/a"
+    if args.watch_rate:
+        print(f"machine: {platform.machine()} {os.cpu_count()} CPUs visible; load average {load}")
+        sources = []
+        if Path(args.image).exists():
+            sources.append((f"{args.copies} copies of {Path(args.image).name}", real_frame_folder(args.image, args.copies)))
+        else:
+            print(f"(no {args.image}: the real-frame run is skipped)")
+        sources.append(("the demo clip" if not args.video else args.video, args.video or "demo"))
+        for name, src in sources:
+            for game in ("desmoche", "marriage"):
+                players = ["Ana", "Beto", "Cris", "Dani"] if game == "desmoche" else ["Ana", "Beto", "Cris"]
+                r = watch_rate(src, game, players)
+                print(f"{name}, {game} session: {r['frames']} frames analysed, {r['fps']} frames/s "
+                      f"(process CPU {r['cpu_ms_per_frame']} ms/frame; load average now "
+                      f"{' '.join(Path('/proc/loadavg').read_text().split()[:3])})")
+        return 0
     if args.video:
         video = args.video
         truth = json.loads(Path(args.truth).read_text()) if args.truth else {}

@@ -7,7 +7,8 @@
 Runs (1) the rank-level evaluation on the real photos
 (``../shared/data/real-photos-rank-only``), (2) the card-level evaluation on scenes
 rendered by the training-data renderer on seeds the training set never uses, and
-(3) the speed benchmark (52-card frames at 1280x720, 1920x1080, 12 MP; 2 threads).
+(3) the speed benchmark (``tableref.bench``: synthetic 52-card frames at 1280x720, 1920x1080,
+12 MP, the real fanned deal and its 104-card tiling; 2 threads).
 The section "## Measured: real photos and speed" of ``models/MODEL_CARD.md`` is
 replaced (or appended); nothing else in the file is touched.
 """
@@ -69,13 +70,23 @@ def section(real: dict | None, synth: dict | None, bench: dict | None, rec: Card
         conf = ", ".join(f"{a}->{b} ({n})" for a, b, n in synth["confusions"][:12]) or "none"
         out += [f"Confusions: {conf}.", ""]
     if bench:
+        backend = ", ".join(sorted({e.get("backend", "onnxruntime") for e in bench.values()}))
         out += ["### Speed", "",
-                "Model loaded, 2 intra-op threads, image already decoded; wall time and process "
-                "CPU time (all threads) per frame. The frames show 52 cards in overlapping rows.", "",
-                "| frame | median ms | p90 ms | CPU ms | detector runs | cards found |", "|---|---|---|---|---|---|"]
+                f"Model loaded, 2 threads, backend {backend}, image already decoded; medians per frame in ms "
+                f"(load average {speed.loadavg()} when written: timings on a shared machine are inflated, "
+                "the CPU times less so). Total = wall time of `recognize`; detector = finding the index "
+                "boxes (views, network, decoding, NMS); classifier = reading them (crops, network); "
+                "assembly; outlines; nets = the two networks alone; other = everything else, with its CPU "
+                "time in the calling thread.", "",
+                "| frame | total (p90) | detector | classifier | assembly | outlines | nets | other (CPU) "
+                "| process CPU | detector runs | cards |", "|---|---|---|---|---|---|---|---|---|---|---|"]
         for name, e in bench.items():
-            found = f"{e.get('cards_found', '?')}/{e.get('cards_in_frame', '?')}"
-            out.append(f"| {name} | {e['ms_median']:.0f} | {e['ms_p90']:.0f} | {e['cpu_ms_median']:.0f} | "
+            found = (f"{e['cards_found']}/{e['cards_in_frame']}" if "cards_found" in e
+                     else f"{e['cards_reported']} reported of {e.get('cards_in_frame', '?')}")
+            out.append(f"| {name} | {e['ms_median']:.0f} ({e['ms_p90']:.0f}) | {e['ms_detect']:.0f} | "
+                       f"{e['ms_classify']:.0f} | {e['ms_assembly']:.1f} | {e['ms_outlines']:.1f} | "
+                       f"{e['ms_detector_net']:.0f}+{e['ms_classifier_net']:.0f} | {e['ms_non_network']:.0f} "
+                       f"({e['cpu_ms_non_network']:.1f}) | {e['cpu_ms_median']:.0f} | "
                        f"{e['detector_runs']} ({' '.join(e['passes'])}) | {found} |")
         out.append("")
     return "\n".join(out)

@@ -38,5 +38,7 @@ def to_classifier_input(crops: list[np.ndarray]) -> np.ndarray:
     """Stack BGR uint8 crops into the classifier's float32 NCHW RGB 0..1 batch."""
     if not crops:
         return np.zeros((0, 3, CROP_SIZE, CROP_SIZE), dtype=np.float32)
-    batch = np.stack([c[:, :, ::-1] for c in crops]).astype(np.float32) / 255.0
-    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2))
+    # one conversion straight into NCHW RGB order, then scaled in place (the same values)
+    batch = np.stack(crops).transpose(0, 3, 1, 2)[:, ::-1].astype(np.float32, order="C")
+    batch /= 255.0
+    return batch

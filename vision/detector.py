@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,8 +77,9 @@ class RecognizerConfig:
     classify_batch: int = 64
     tta_max_crops: int = 16         # read each crop at 4 turns when there are at most this many (0 = never)
     precision: str = "auto"         # "auto": int8 copies where valid, else float; "fp32"; "int8"
-    backend: str = "auto"           # "auto": OpenVINO where installed and checked on these models, else
-                                    # ONNX Runtime; "onnxruntime"; "openvino"
+    # "auto": OpenVINO where installed and checked on these models, else ONNX Runtime; "onnxruntime";
+    # "openvino". The environment variable TABLEREF_BACKEND sets the default (the live session too).
+    backend: str = field(default_factory=lambda: os.environ.get("TABLEREF_BACKEND", "auto") or "auto")
 
 
 @dataclass

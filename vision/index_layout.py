@@ -3,6 +3,7 @@ index read off a frame (:class:`IndexReading`): the vocabulary of the card assem
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -126,12 +127,13 @@ class IndexReading:
     score: float
     probs: np.ndarray
 
-    @property
+    # (computed once: the assembly asks for them many times; ``box`` is not changed after reading)
+    @cached_property
     def centre(self) -> tuple[float, float]:
         x1, y1, x2, y2 = self.box
         return ((x1 + x2) / 2.0, (y1 + y2) / 2.0)
 
-    @property
+    @cached_property
     def size(self) -> float:
         """Longer box side: close to the index height at any rotation."""
         x1, y1, x2, y2 = self.box

@@ -86,6 +86,9 @@ def register(sub) -> None:
 def _precision_arg(p) -> None:
     p.add_argument("--precision", choices=("auto", "fp32", "int8"), default="auto",
                    help="model precision: auto (int8 copies where valid, else float; default), fp32, int8")
+    p.add_argument("--backend", choices=("auto", "onnxruntime", "openvino"), default="auto",
+                   help="inference backend: auto (OpenVINO where installed and checked on these models, "
+                        "else ONNX Runtime; default), onnxruntime, openvino")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -135,14 +138,14 @@ def write_image(path: str, image) -> None:
 
 
 def load_recognizer(models: str | None, threads: int = 2, min_confidence: float | None = None,
-                    precision: str = "auto"):
+                    precision: str = "auto", backend: str = "auto"):
     """A CardRecognizer, or print a clear message and return None."""
     try:
         from tableref.vision.detector import CardRecognizer, ModelError, RecognizerConfig
     except ImportError as exc:  # e.g. onnxruntime missing
         print(f"error: card recognition is unavailable: {exc}", file=sys.stderr)
         return None
-    cfg = RecognizerConfig(precision=precision)
+    cfg = RecognizerConfig(precision=precision, backend=backend)
     if min_confidence is not None:
         cfg.min_card_confidence = min_confidence
     try:
@@ -166,7 +169,7 @@ def _table(path, w, h, ms, cards) -> str:
 
 
 def run_detect(args) -> int:
-    rec = load_recognizer(args.models, args.threads, args.min_confidence, args.precision)
+    rec = load_recognizer(args.models, args.threads, args.min_confidence, args.precision, args.backend)
     if rec is None:
         return EXIT_NO_MODEL
     rec.warmup()
@@ -223,7 +226,7 @@ def run_evaluate(args) -> int:
         else:
             print("error: give --real DIR and/or --synthetic DIR", file=sys.stderr)
             return 2
-    rec = load_recognizer(args.models, 2, args.min_confidence, args.precision)
+    rec = load_recognizer(args.models, 2, args.min_confidence, args.precision, args.backend)
     if rec is None:
         return EXIT_NO_MODEL
     results = {}
@@ -251,9 +254,10 @@ def run_bench(args) -> int:
     from tableref import bench
 
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
-    rec = load_recognizer(args.models, args.threads, precision=args.precision)
+    rec = load_recognizer(args.models, args.threads, precision=args.precision, backend=args.backend)
     if rec is None:
         return EXIT_NO_MODEL
+    print(f"backend: {rec.backend} ({rec.backend_reason}); models {rec.det_path.name} + {rec.cls_path.name}")
     frames = []
     if args.images:
         for p in args.images:
