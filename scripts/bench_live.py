@@ -76,6 +76,7 @@ def throughput(video: str, game: str, players: list[str], limit: int | None) -> 
     rec.observe(frames[0], 0.0)
     times = []
     fps_video = 6.0
+    c0 = time.process_time()
     for i, img in enumerate(frames):
         t0 = time.perf_counter()
         obs = rec.observe(img, t=i / fps_video)
@@ -85,7 +86,8 @@ def throughput(video: str, game: str, players: list[str], limit: int | None) -> 
             s.feed_table(table)
         s._annotate(img, obs, tracker)
         times.append((time.perf_counter() - t0) * 1000)
-    return {"frames": len(times), "size": f"{frames[0].shape[1]}x{frames[0].shape[0]}",
+    cpu = (time.process_time() - c0) * 1000 / max(len(times), 1)
+    return {"frames": len(times), "size": f"{frames[0].shape[1]}x{frames[0].shape[0]}", "cpu_ms": round(cpu, 1),
             "ms_median": round(statistics.median(times), 1), "ms_p95": round(pct(times, 95), 1),
             "ms_max": round(max(times), 1), "fps": round(1000 / statistics.mean(times), 2)}
 
@@ -225,11 +227,13 @@ def main(argv=None) -> int:
         video = str(d / "video.mp4")
         truth = json.loads((d / "truth.json").read_text())
     players = truth.get("players") or ["Ana", "Beto", "Cris", "Dani"]
-    print(f"machine: {platform.machine()} {os.cpu_count()} CPUs visible; python {platform.python_version()}")
+    print(f"machine: {platform.machine()} {os.cpu_count()} CPUs visible; python {platform.python_version()}; "
+          f"load average {load}; backend {os.environ.get('TABLEREF_BACKEND', 'auto')}")
     print(f"video: {video}")
     tp = throughput(video, args.game, players, args.frames)
     print(f"throughput: {tp['frames']} frames {tp['size']}: median {tp['ms_median']} ms/frame, "
-          f"p95 {tp['ms_p95']} ms, max {tp['ms_max']} ms -> {tp['fps']} frames/s")
+          f"p95 {tp['ms_p95']} ms, max {tp['ms_max']} ms -> {tp['fps']} frames/s; process CPU "
+          f"{tp['cpu_ms']} ms/frame (load average {' '.join(Path('/proc/loadavg').read_text().split()[:3])})")
     if not args.skip_latency and truth.get("changes"):
         lt = latency(video, args.game, players, truth)
         for r in lt["rows"]:

@@ -143,7 +143,7 @@ class CardRecognizer:
         self.cls_path = self._model_file(cls_file)
         self.backend, self.backend_reason = choose_backend(self.config.backend, self.models_dir,
                                                            [self.det_path, self.cls_path])
-        self.det_net = Network(self.det_path, threads, self.backend)
+        self.det_net = Network(self.det_path, threads, self.backend, image_input=True)
         self.cls_net = Network(self.cls_path, threads, self.backend)
         self.det_input = self.det_net.input_name
         self.cls_input = self.cls_net.input_name
@@ -198,10 +198,8 @@ class CardRecognizer:
     def detect_view(self, image: np.ndarray, view: View) -> tuple[np.ndarray, np.ndarray]:
         """Run the detector on one view; boxes in INPUT pixels of the view, scores."""
         inp = render_view(image, view)
-        # float32 NCHW RGB 0..1 (OpenCV does the channel swap, transpose and scaling in one pass)
-        blob = cv2.dnn.blobFromImage(inp, 1.0 / 255.0, swapRB=True)
         t0, c0 = time.perf_counter(), time.thread_time()
-        out = self.det_net.run(blob)
+        out = self.det_net.run_image(inp)
         self.last_stats.ms_detector_net += (time.perf_counter() - t0) * 1000
         self.last_stats.cpu_ms_thread_net += (time.thread_time() - c0) * 1000
         self.last_stats.detector_runs += 1

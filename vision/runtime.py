@@ -108,11 +108,18 @@ def choose_backend(requested: str, models_dir: Path, files: list[Path]) -> tuple
 
 
 class Network:
-    """One model loaded in a backend: ``run(x)`` gives its first output for one float32 input."""
+    """One model loaded in a backend: ``run(x)`` gives its first output for one float32 input.
 
-    def __init__(self, path: Path, threads: int, backend: str = "onnxruntime"):
+    With ``image_input`` the model takes images (float32 NCHW RGB 0..1) and :meth:`run_image`
+    feeds it a BGR uint8 picture: OpenVINO converts it inside the compiled model (on its
+    threads, fused with the first layer), ONNX Runtime gets it converted by OpenCV.
+    """
+
+    def __init__(self, path: Path, threads: int, backend: str = "onnxruntime", image_input: bool = False):
         self.path = Path(path)
         self.backend = backend
+        self.image_input = image_input
+        self._run_image = None
         try:
             if backend == "openvino":
                 self._load_openvino(threads)
@@ -149,8 +156,8 @@ class Network:
         inp = model.inputs[0]
         self.input_name = inp.get_any_name()
         self.input_shape = [d.get_length() if d.is_static else d.to_string() for d in inp.get_partial_shape()]
-        compiled = core.compile_model(model, "CPU", {"INFERENCE_NUM_THREADS": threads, "NUM_STREAMS": 1,
-                                                     "PERFORMANCE_HINT": "LATENCY"})
+        config = {"INFERENCE_NUM_THREADS": threads, "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY"}
+        compiled = core.compile_model(model, "CPU", config)
         request = compiled.create_infer_request()
 
         def run(x):
@@ -159,9 +166,33 @@ class Network:
 
         self._run = run
         self.session = compiled
+        if self.image_input:
+            from openvino import Layout, Type
+            from openvino.preprocess import ColorFormat, PrePostProcessor
+
+            ppp = PrePostProcessor(core.read_model(str(self.path)))
+            ppp.input().tensor().set_element_type(Type.u8).set_layout(Layout("NHWC")).set_color_format(ColorFormat.BGR)
+            ppp.input().model().set_layout(Layout("NCHW"))
+            ppp.input().preprocess().convert_element_type(Type.f32).convert_color(ColorFormat.RGB).scale(255.0)
+            image_request = core.compile_model(ppp.build(), "CPU", config).create_infer_request()
+
+            def run_image(img):
+                image_request.infer({0: np.ascontiguousarray(img)[None]})
+                return image_request.get_output_tensor(0).data.copy()
+
+            self._run_image = run_image
 
     def run(self, x: np.ndarray) -> np.ndarray:
         return self._run(x)
+
+    def run_image(self, image: np.ndarray) -> np.ndarray:
+        """The first output for one BGR uint8 picture (H, W, 3) as the model's RGB 0..1 input."""
+        if self._run_image is not None:
+            return self._run_image(image)
+        import cv2
+
+        # float32 NCHW RGB 0..1 (OpenCV does the channel swap, transpose and scaling in one pass)
+        return self._run(cv2.dnn.blobFromImage(image, 1.0 / 255.0, swapRB=True))
 
 
 def make_session(path: Path, threads: int):
