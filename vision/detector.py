@@ -143,7 +143,7 @@ class CardRecognizer:
         self.cls_path = self._model_file(cls_file)
         self.backend, self.backend_reason = choose_backend(self.config.backend, self.models_dir,
                                                            [self.det_path, self.cls_path])
-        self.det_net = Network(self.det_path, threads, self.backend, image_input=True)
+        self.det_net = Network(self.det_path, threads, self.backend)
         self.cls_net = Network(self.cls_path, threads, self.backend)
         self.det_input = self.det_net.input_name
         self.cls_input = self.cls_net.input_name

@@ -110,16 +110,15 @@ def choose_backend(requested: str, models_dir: Path, files: list[Path]) -> tuple
 class Network:
     """One model loaded in a backend: ``run(x)`` gives its first output for one float32 input.
 
-    With ``image_input`` the model takes images (float32 NCHW RGB 0..1) and :meth:`run_image`
-    feeds it a BGR uint8 picture: OpenVINO converts it inside the compiled model (on its
-    threads, fused with the first layer), ONNX Runtime gets it converted by OpenCV.
+    :meth:`run_image` feeds a model that takes images (float32 NCHW RGB 0..1) a BGR uint8
+    picture, converted by OpenCV. (Converting it inside OpenVINO's compiled model saved ~15 %
+    of the detector's CPU time but, in bfloat16, cost one false card on the real photos:
+    not used.)
     """
 
-    def __init__(self, path: Path, threads: int, backend: str = "onnxruntime", image_input: bool = False):
+    def __init__(self, path: Path, threads: int, backend: str = "onnxruntime"):
         self.path = Path(path)
         self.backend = backend
-        self.image_input = image_input
-        self._run_image = None
         try:
             if backend == "openvino":
                 self._load_openvino(threads)
@@ -166,29 +165,12 @@ class Network:
 
         self._run = run
         self.session = compiled
-        if self.image_input:
-            from openvino import Layout, Type
-            from openvino.preprocess import ColorFormat, PrePostProcessor
-
-            ppp = PrePostProcessor(core.read_model(str(self.path)))
-            ppp.input().tensor().set_element_type(Type.u8).set_layout(Layout("NHWC")).set_color_format(ColorFormat.BGR)
-            ppp.input().model().set_layout(Layout("NCHW"))
-            ppp.input().preprocess().convert_element_type(Type.f32).convert_color(ColorFormat.RGB).scale(255.0)
-            image_request = core.compile_model(ppp.build(), "CPU", config).create_infer_request()
-
-            def run_image(img):
-                image_request.infer({0: np.ascontiguousarray(img)[None]})
-                return image_request.get_output_tensor(0).data.copy()
-
-            self._run_image = run_image
 
     def run(self, x: np.ndarray) -> np.ndarray:
         return self._run(x)
 
     def run_image(self, image: np.ndarray) -> np.ndarray:
         """The first output for one BGR uint8 picture (H, W, 3) as the model's RGB 0..1 input."""
-        if self._run_image is not None:
-            return self._run_image(image)
         import cv2
 
         # float32 NCHW RGB 0..1 (OpenCV does the channel swap, transpose and scaling in one pass)
