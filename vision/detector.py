@@ -47,6 +47,38 @@ __all__ = ["CardRecognizer", "RecognizerConfig", "RecognitionStats", "ModelError
 from tableref.vision.runtime import file_sha256  # noqa: E402
 
 
+# --------------------------------------------------------------------------- tuning factors of the scale policy
+
+# index heights (detector input px) the detector was trained on, when recognition.json does not say
+TRAINED_INDEX_PX = (6.0, 90.0)
+# the band read best, from the trained heights: at least READ_MIN_FACTOR x the smallest (and
+# READ_MIN_PX), aimed at READ_TARGET_FACTOR x their geometric mean
+READ_MIN_PX = 8.0
+READ_MIN_FACTOR = 1.6
+READ_TARGET_FACTOR = 1.2
+# the index size is measured on the boxes the detector is at least this sure of (if any)
+SURE_SCORE = 0.5
+# nothing found in a large frame: tiles at twice the first pass's scale, at least the scale a
+# frame this many pixels wide is read at, overlapping by BLIND_TILE_OVERLAP of a tile
+BLIND_SCALE_FACTOR = 2.0
+BLIND_REFERENCE_WIDTH = 1280.0
+BLIND_TILE_OVERLAP = 0.12
+# nothing found in a small frame: look again at this fraction of the first pass's scale
+SHRINK_WHEN_EMPTY = 0.5
+# enlarged tiles overlap by this many of the larger indices (90th percentile), so any index lies
+# whole in one tile
+TILE_OVERLAP_INDICES = 2.5
+# too many tiles: the scale shrinks by this factor until they fit ``max_tiles``
+TILE_SHRINK = 0.85
+# the second (enlarged or shrunk) pass wins over the first where both see one index: its scores
+# are ranked this much higher in the merge
+SECOND_PASS_BONUS = 1.0
+# sharpness: the Laplacian variance of a grey copy at most SHARPNESS_SIDE px wide, squashed to
+# 0..1 by v / (v + SHARPNESS_HALF)
+SHARPNESS_SIDE = 640.0
+SHARPNESS_HALF = 100.0
+
+
 @dataclass
 class RecognizerConfig:
     """Thresholds and scale policy; defaults are what ``scripts/eval_recognition.py`` tuned."""
@@ -167,15 +199,15 @@ class CardRecognizer:
         # index size band in detector input pixels
         band = det.get("index_px") or {}
         trained = det.get("index_px_trained")   # index heights the detector was trained on
-        lo, hi = 6.0, 90.0
+        lo, hi = TRAINED_INDEX_PX
         if isinstance(trained, (list, tuple)) and len(trained) == 2:
             try:
                 lo, hi = float(trained[0]), float(trained[1])
             except (TypeError, ValueError):
                 pass
         c = self.config
-        self.index_px_min = c.index_px_min or float(band.get("min", max(8.0, 1.6 * lo)))
-        self.index_px_target = c.index_px_target or float(band.get("target", math.sqrt(lo * hi) * 1.2))
+        self.index_px_min = c.index_px_min or float(band.get("min", max(READ_MIN_PX, READ_MIN_FACTOR * lo)))
+        self.index_px_target = c.index_px_target or float(band.get("target", math.sqrt(lo * hi) * READ_TARGET_FACTOR))
         self.index_px_max = c.index_px_max or float(band.get("max", hi))
         self.last_stats = RecognitionStats()
 
@@ -296,23 +328,23 @@ class CardRecognizer:
             boxes, scores, sizes = boxes[keep], scores[keep], sizes[keep]
         if not c.tiling:
             return boxes, scores
-        confident = scores >= max(0.5, c.det_conf)
+        confident = scores >= max(SURE_SCORE, c.det_conf)
         ref = sizes[confident] if confident.any() else sizes
         second: list[View] = []
         if len(ref) == 0:
             if max(w, h) >= c.blind_tile_min_side:
                 # nothing seen in a large frame: the indices may be too small; look at
                 # the scale a typical 720p-1080p frame is read at
-                scale = min(c.max_upscale, max(full.scale * 2.0, S / 1280.0))
-                second = self._tiles(w, h, scale, overlap_px=S / scale * 0.12)
+                scale = min(c.max_upscale, max(full.scale * BLIND_SCALE_FACTOR, S / BLIND_REFERENCE_WIDTH))
+                second = self._tiles(w, h, scale, overlap_px=S / scale * BLIND_TILE_OVERLAP)
             elif c.shrink_when_empty:
                 # nothing seen in a small frame: a card may fill it, its index too large
-                second = [letterbox_view(w, h, S, scale=full.scale * 0.5, rect_stride=self.rect_stride)]
+                second = [letterbox_view(w, h, S, scale=full.scale * SHRINK_WHEN_EMPTY, rect_stride=self.rect_stride)]
         else:
             med = float(np.median(ref))
             if med < self.index_px_min and full.scale < c.max_upscale:
                 scale = min(c.max_upscale, full.scale * self.index_px_target / max(med, 1.0))
-                overlap = 2.5 * float(np.percentile(ref, 90)) / full.scale
+                overlap = TILE_OVERLAP_INDICES * float(np.percentile(ref, 90)) / full.scale
                 if self.dynamic and w * h * scale * scale <= c.max_rect_pixels:
                     # a model with a dynamic input reads the enlarged frame in one piece: no
                     # overlapping square tiles, no padding
@@ -330,7 +362,7 @@ class CardRecognizer:
         b2, s2, _ = self.detect_views(image, second)
         boxes = np.concatenate([b2, boxes])
         # prefer the second pass when both see the same index
-        scores_pref = np.concatenate([s2 + 1.0, scores])
+        scores_pref = np.concatenate([s2 + SECOND_PASS_BONUS, scores])
         scores_all = np.concatenate([s2, scores])
         keep = nms(boxes, scores_pref, c.nms_iou, c.nms_ios)
         return boxes[keep], scores_all[keep]
@@ -338,7 +370,7 @@ class CardRecognizer:
     def _tiles(self, w: int, h: int, scale: float, overlap_px: float) -> list[View]:
         views = tile_views(w, h, self.imgsz, scale, overlap_px)
         while len(views) > self.config.max_tiles:
-            scale *= 0.85
+            scale *= TILE_SHRINK
             views = tile_views(w, h, self.imgsz, scale, overlap_px)
         return views
 
@@ -434,8 +466,8 @@ def ensure_bgr(image: np.ndarray) -> np.ndarray:
 def sharpness(image: np.ndarray) -> float:
     """Variance of the Laplacian on a ≤640-px grey copy, squashed to 0..1 (low = blurred)."""
     h, w = image.shape[:2]
-    f = min(1.0, 640.0 / max(h, w))
+    f = min(1.0, SHARPNESS_SIDE / max(h, w))
     small = cv2.resize(image, (max(1, int(w * f)), max(1, int(h * f))), interpolation=cv2.INTER_AREA) if f < 1 else image
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     v = float(cv2.Laplacian(grey, cv2.CV_32F).var())
-    return v / (v + 100.0)
+    return v / (v + SHARPNESS_HALF)

@@ -19,6 +19,15 @@ from tableref.vision.index_layout import IndexGeometry
 from tableref.vision.types import DetectedCard
 
 
+# the morphology kernel that fills a card's print and cuts thin bridges: the working image's
+# shorter side over this (odd, at least 3 px)
+KERNEL_DIVISOR = 120
+# outlines narrower than this (working px) are specks, not cards
+MIN_SIDE_PX = 8
+# the outline polygon is simplified to within this fraction of its perimeter (a card: 4 corners)
+POLY_EPSILON = 0.02
+
+
 def _order_quad(pts: np.ndarray) -> np.ndarray:
     """Corners in order around the quad, starting at the one nearest the image origin, clockwise."""
     c = pts.mean(axis=0)
@@ -43,7 +52,7 @@ def find_card_quads(image: np.ndarray, min_area_frac: float = 0.002, max_area_fr
     thr = max(otsu, white_rel * float(np.percentile(white, 99.5)), 90.0)
     mask = (white >= thr).astype(np.uint8) * 255
     # fill the card's printed interior (pips, court art) and cut thin bridges to the table
-    k = max(3, int(round(min(small.shape[:2]) / 120)) | 1)
+    k = max(3, int(round(min(small.shape[:2]) / KERNEL_DIVISOR)) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)), iterations=2)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -59,7 +68,7 @@ def find_card_quads(image: np.ndarray, min_area_frac: float = 0.002, max_area_fr
             continue
         rect = cv2.minAreaRect(hull)
         (rw, rh) = rect[1]
-        if min(rw, rh) < 8:
+        if min(rw, rh) < MIN_SIDE_PX:
             continue
         aspect = max(rw, rh) / min(rw, rh)
         if not (aspect_range[0] <= aspect <= aspect_range[1]):
@@ -67,7 +76,7 @@ def find_card_quads(image: np.ndarray, min_area_frac: float = 0.002, max_area_fr
         if area < rect_fill * rw * rh:
             continue
         peri = cv2.arcLength(hull, True)
-        approx = cv2.approxPolyDP(hull, 0.02 * peri, True).reshape(-1, 2).astype(np.float32)
+        approx = cv2.approxPolyDP(hull, POLY_EPSILON * peri, True).reshape(-1, 2).astype(np.float32)
         if len(approx) == 4 and cv2.isContourConvex(approx.reshape(-1, 1, 2)):
             quad = approx
         else:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+# neighbouring tiles never overlap by more than this fraction of a tile
+MAX_TILE_OVERLAP = 0.5
 PAD_VALUE = 114  # the grey Ultralytics pads letterboxed images with
 
 
@@ -108,7 +110,7 @@ def tile_views(width: int, height: int, size: int, scale: float, overlap: float)
     tile gets one tile, centred (padded on both sides).
     """
     side = size / scale
-    overlap = min(overlap, side * 0.5)
+    overlap = min(overlap, side * MAX_TILE_OVERLAP)
 
     def starts(length: float) -> list[float]:
         if length <= side:
