@@ -1,0 +1,50 @@
+"""The inference backend choice: OpenVINO only where it was checked on the very model files."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tableref.vision import runtime
+from tableref.vision.runtime import ModelError, choose_backend, file_sha256
+
+
+def _models(tmp_path, passed=True, tamper=False):
+    det, cls = tmp_path / "det.onnx", tmp_path / "cls.onnx"
+    det.write_bytes(b"detector")
+    cls.write_bytes(b"classifier")
+    shas = {p.name: file_sha256(p) for p in (det, cls)}
+    (tmp_path / runtime.VALIDATION_FILE).write_text(json.dumps(
+        {"openvino": {"passed": passed, "checked": "2026-12-01", "models": shas}}))
+    if tamper:                      # the model was retrained after the check
+        det.write_bytes(b"detector, retrained")
+    return [det, cls]
+
+
+def test_auto_takes_openvino_only_where_it_was_checked_on_these_files(tmp_path, monkeypatch):
+    monkeypatch.setattr(runtime, "openvino_available", lambda: True)
+    files = _models(tmp_path)
+    assert choose_backend("auto", tmp_path, files)[0] == "openvino"
+    files = _models(tmp_path, tamper=True)
+    backend, why = choose_backend("auto", tmp_path, files)
+    assert backend == "onnxruntime" and "not checked" in why
+    files = _models(tmp_path, passed=False)
+    assert choose_backend("auto", tmp_path, files)[0] == "onnxruntime"
+
+
+def test_auto_without_openvino_installed_is_onnxruntime(tmp_path, monkeypatch):
+    monkeypatch.setattr(runtime, "openvino_available", lambda: False)
+    files = _models(tmp_path)
+    assert choose_backend("auto", tmp_path, files) == ("onnxruntime", "OpenVINO not installed")
+    with pytest.raises(ModelError, match="not installed"):
+        choose_backend("openvino", tmp_path, files)
+    assert choose_backend("onnxruntime", tmp_path, files)[0] == "onnxruntime"
+
+
+def test_no_validation_file_means_onnxruntime(tmp_path, monkeypatch):
+    monkeypatch.setattr(runtime, "openvino_available", lambda: True)
+    det = tmp_path / "det.onnx"
+    det.write_bytes(b"x")
+    assert choose_backend("auto", tmp_path, [det])[0] == "onnxruntime"
+    with pytest.raises(ModelError, match="unknown backend"):
+        choose_backend("tensorrt", tmp_path, [det])
