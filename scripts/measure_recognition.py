@@ -44,7 +44,8 @@ def section(real: dict | None, synth: dict | None, bench: dict | None, rec: Card
     out = [SECTION, "",
            f"Measured {when} by `scripts/measure_recognition.py` on {machine}; models {models}; "
            f"pipeline `vision.detector.CardRecognizer` with its default thresholds (detector "
-           f"{rec.config.det_conf}, card {rec.config.min_card_confidence}). Rerun after every model "
+           f"{rec.config.det_conf}, card {rec.config.min_card_confidence}), backend {rec.backend} "
+           f"({rec.backend_reason}). Rerun after every model "
            "export: `python scripts/measure_recognition.py --write`.", ""]
     if real:
         out += ["### Real photos, rank level (`../shared/data/real-photos-rank-only`)", "",
