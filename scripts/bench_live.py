@@ -185,7 +185,7 @@ def latency(video: str, game: str, players: list[str], truth: dict) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    from tableref.games import GAME_NAMES
+    from tableref.games import GAME_NAMES, GAMES
 
     ap.add_argument("--game", default="desmoche", choices=GAME_NAMES)
     ap.add_argument("--seed", type=int, default=500)
@@ -209,8 +209,8 @@ def main(argv=None) -> int:
             print(f"(no {args.image}: the real-frame run is skipped)")
         sources.append(("the demo clip" if not args.video else args.video, args.video or "demo"))
         for name, src in sources:
-            for game in ("desmoche", "marriage"):
-                players = ["Ana", "Beto", "Cris", "Dani"] if game == "desmoche" else ["Ana", "Beto", "Cris"]
+            for game in GAME_NAMES:
+                players = ["Ana", "Beto", "Cris", "Dani"][:GAMES[game].default_seats]
                 r = watch_rate(src, game, players)
                 print(f"{name}, {game} session: {r['frames']} frames analysed, {r['fps']} frames/s "
                       f"(process CPU {r['cpu_ms_per_frame']} ms/frame; load average now "
