@@ -84,7 +84,14 @@ def quantize(src: Path, dst: Path, input_name: str, batches, exclude_decode: boo
         exclude = [n.name for n in model.graph.node
                    if n.name.startswith(prefix) and "/cv2" not in n.name and "/cv3" not in n.name]
     else:
-        exclude = [n.name for n in last]
+        # the classifier's head turns its last Gemm's logits into probabilities (softmaxes, a sigmoid,
+        # their products): quantized to uint8 they flatten every card's probability to a few per
+        # cent (the top reading stays right, but no card reaches the confidence to be reported,
+        # which is why an earlier int8 copy "read nothing right"); everything after the last
+        # Gemm/MatMul stays in float
+        nodes = list(model.graph.node)
+        last_mm = max((k for k, n in enumerate(nodes) if n.op_type in ("Gemm", "MatMul")), default=None)
+        exclude = ([n.name for n in nodes[last_mm + 1:]] if last_mm is not None else []) or [n.name for n in last]
 
     class Reader(_Reader, CalibrationDataReader):
         pass
