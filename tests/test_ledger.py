@@ -94,9 +94,10 @@ def test_hand_stored_verbatim_and_itemised(ledger):
     assert h["net"] == result["net"] == h["net_original"]
     assert [it["item"] for it in h["items"]] == ["win", "mico"]
     assert h["items"][1]["cards"] == ["AH", "2H", "3H"]
-    assert h["point_value"] == 0.25
+    assert h["point_value"] == "0.25" and h["money"] == {"Ana": "1.50", "Beto": "-0.50", "Cris": "-0.50",
+                                                         "Dani": "-0.50"}
     assert ledger.balances(sid) == {"Ana": 6, "Beto": -2, "Cris": -2, "Dani": -2}
-    assert ledger.money(sid) == {"Ana": 1.5, "Beto": -0.5, "Cris": -0.5, "Dani": -0.5}
+    assert ledger.money(sid) == {"Ana": "1.50", "Beto": "-0.50", "Cris": "-0.50", "Dani": "-0.50"}
 
 
 @pytest.mark.parametrize("bad,field", [
@@ -222,7 +223,9 @@ def test_point_value_in_force_at_each_hand(ledger):
     ledger.record_setup(sid, {**SETUP, "point_value": 1.0})
     ledger.commit_hand(sid, hand())
     assert ledger.balances(sid)["Ana"] == 12
-    assert ledger.money(sid)["Ana"] == 6 * 0.25 + 6 * 1.0
+    assert ledger.money(sid)["Ana"] == "7.50"  # 6 x 0.25 + 6 x 1
+    # transfers pay the money, not the points at today's value
+    assert sum(int(t["cents"]) for t in ledger.transfers(sid) if t["to"] == "Ana") == 750
 
 
 def test_sessions_resume_and_close(ledger):
@@ -245,11 +248,13 @@ def test_csv_export(ledger):
     import csv
     import io
     rows = list(csv.reader(io.StringIO(text)))
-    assert rows[0][8:10] == ["'=cmd()", "Beto"]
-    assert rows[1][2] == "hand" and rows[1][8:10] == ["2", "-2"]
-    assert rows[2][2] == "hand_correction" and rows[2][8:10] == ["1", "-1"]
-    assert rows[3][2] == "balance" and rows[3][8:10] == ["3", "-3"]
-    assert rows[5][2] == "transfer" and rows[5][7] == "Beto pays =cmd()"
+    assert rows[0][9:12] == ["'=cmd()", "Beto", "pot"]
+    assert rows[1][2] == "hand" and rows[1][9:11] == ["2", "-2"] and rows[1][8] == "0.25"
+    assert rows[2][2] == "hand_correction" and rows[2][9:11] == ["1", "-1"]
+    assert rows[3][2] == "balance" and rows[3][9:12] == ["3", "-3", "0"]
+    assert rows[4][2] == "money" and rows[4][9:12] == ["0.75", "-0.75", "0.00"]
+    assert rows[5][2] == "settle" and rows[5][9:11] == ["0.75", "-0.75"]
+    assert rows[6][2] == "transfer" and rows[6][7] == "Beto pays =cmd()" and rows[6][-2] == "0.75"
 
 
 # ---------------------------------------------------------------- balances and transfers
@@ -278,10 +283,10 @@ def test_balances_always_sum_to_zero(tmp_path_factory, hands, undo_picks):
                 for p, v in h["net_original"].items():
                     expect[p] += v
         assert bal == expect
-        settled = dict(bal)
+        settled = led.money_cents(sid)
         for t in led.transfers(sid):
-            settled[t["from"]] += t["points"]
-            settled[t["to"]] -= t["points"]
+            settled[t["from"]] += t["cents"]
+            settled[t["to"]] -= t["cents"]
         assert set(settled.values()) <= {0}
 
 
@@ -407,13 +412,13 @@ def test_desmoche_pot_carried_over_is_its_own_account(ledger):
     h1 = ledger.commit_hand(sid, no_winner)
     assert h1["net"] == no_winner["net"] and h1["pot"] == 3
     bal = ledger.balances(sid)
-    assert bal == {"Ana": -1, "Beto": -1, "Cris": -1, "(pot)": 3} and sum(bal.values()) == 0
+    assert bal == {"Ana": -1, "Beto": -1, "Cris": -1} and ledger.pot(sid)["points"] == 3
     # Next hand Beto wins the carried pot too: the nets sum to +3, the pot pays it out.
     win = {"winner": "Beto", "net": {"Ana": -1, "Beto": 5, "Cris": -1}, "pot_carried_out": 0,
            "details": {"settlement": {"pot": {"carried_in": 3, "carried_out": 0}}}}
     h2 = ledger.commit_hand(sid, win)
     assert h2["pot"] == -3
-    assert ledger.balances(sid) == {"Ana": -2, "Beto": 4, "Cris": -2, "(pot)": 0}
+    assert ledger.balances(sid) == {"Ana": -2, "Beto": 4, "Cris": -2} and ledger.pot(sid)["points"] == 0
     assert ledger.players(sid) == ["Ana", "Beto", "Cris"]
     # A correction keeps the hand's pot flow; nets that do not fit it are refused.
     ledger.correct_hand(sid, h2["id"], {"Ana": -2, "Beto": 6, "Cris": -1}, why="Mico")
@@ -428,4 +433,230 @@ def test_desmoche_pot_carried_over_is_its_own_account(ledger):
     with pytest.raises(LedgerError, match="pot's account"):
         ledger.commit_hand(sid, {"winner": None, "net": {"(pot)": 1, "Ana": -1}})
     ledger.undo(sid, h1["entry_id"], why="misdeal")
-    assert sum(ledger.balances(sid).values()) == 0
+    assert sum(ledger.balances(sid).values()) + ledger.pot(sid)["points"] == 0
+
+
+# ---------------------------------------------------------------- money over random histories
+PLAYERS3 = ["Ana", "Beto", "Cris"]
+_op = st.one_of(
+    st.tuples(st.just("pv"), st.sampled_from(["0", "0.01", "0.05", "0.25", "0.5", "1", "1.5", "10", "0.1", "0.3"])),
+    st.tuples(st.just("win"), st.integers(0, 2), st.integers(0, 6), st.integers(0, 6)),
+    st.tuples(st.just("nowin"), st.integers(1, 3)),
+    st.tuples(st.just("correct"), st.integers(0, 50), st.integers(-3, 3)),
+    st.tuples(st.just("undo"), st.integers(0, 50)),
+)
+
+
+def _csv_rows(led, sid):
+    import csv
+    import io
+    rows = list(csv.reader(io.StringIO(led.export_csv(sid))))
+    header = rows[0]
+    first = header.index("point_value") + 1
+    accounts = header[first:header.index("items")]
+    return {r[2]: dict(zip(accounts, r[first:first + len(accounts)])) for r in rows[1:] if r[0] == ""}, \
+        [r for r in rows[1:] if r[2] == "transfer"], accounts
+
+
+@settings(max_examples=int(os.environ.get("TABLEREF_MONEY_EXAMPLES", "40")), deadline=None)
+@given(st.lists(_op, min_size=1, max_size=14), st.booleans())
+def test_money_agrees_to_the_cent_over_random_histories(tmp_path_factory, ops, close):
+    """Point-value changes, Desmoche pots carried and won, corrections, undos (of undos too): the balances,
+    the settle-up, the fewest transfers, the JSON summary and the CSV agree to the cent, and each hand's
+    money is its points at the money per point in force when it was recorded."""
+    from decimal import Decimal
+
+    path = tmp_path_factory.mktemp("m") / "l.sqlite3"
+    with Ledger(path) as led:
+        sid = led.open_session({"game": "desmoche", "players": PLAYERS3, "point_value": 1})
+        pv = 100                      # model: cents per point now
+        hands = {}                    # hand id -> {"pv", "gap": {player: cents}, "pot_cents"}
+        for op in ops:
+            if op[0] == "pv":
+                led.record_setup(sid, {"game": "desmoche", "players": PLAYERS3, "point_value": op[1]})
+                pv = int(Decimal(op[1]) * 100)
+                continue
+            if op[0] in ("win", "nowin"):
+                pot_points = led.pot(sid)["points"]
+                pot_cents = led.pot(sid)["cents"]
+                carried_in = max(pot_points, 0)
+                if op[0] == "win":
+                    w = PLAYERS3[op[1]]
+                    others = [p for p in PLAYERS3 if p != w]
+                    net = {others[0]: -op[2], others[1]: -op[3]}
+                    net[w] = op[2] + op[3] + carried_in
+                    net = {p: net[p] for p in PLAYERS3}
+                    result = {"winner": w, "net": net, "pot_carried_out": 0,
+                              "details": {"settlement": {"pot": {"carried_in": carried_in, "carried_out": 0}}}}
+                    flow = -carried_in
+                else:
+                    stake = op[1]
+                    net = {p: -stake for p in PLAYERS3}
+                    result = {"winner": None, "net": net, "pot_carried_out": carried_in + 3 * stake,
+                              "details": {"settlement": {
+                                  "pot": {"carried_in": carried_in, "carried_out": carried_in + 3 * stake},
+                                  "players": [{"name": p, "ante": stake} for p in PLAYERS3]}}}
+                    flow = 3 * stake
+                # the model: the pot takes money in at today's value and pays out the money put in
+                if flow > 0 or pot_points <= 0:
+                    pot_move = flow * pv
+                else:
+                    pot_move = -pot_cents
+                gap = {p: 0 for p in PLAYERS3}
+                if flow < 0:
+                    gap[result["winner"]] = flow * pv - pot_move
+                h = led.commit_hand(sid, result)
+                hands[h["id"]] = {"pv": pv, "gap": gap, "pot_cents": pot_move if flow else 0}
+                continue
+            ids = [e["id"] for e in led.entries(sid) if e["kind"] in ("hand", "hand_correction", "undo")]
+            if not ids:
+                continue
+            if op[0] == "correct":
+                hs = led.hands(sid)
+                h = hs[op[1] % len(hs)]
+                a, b = PLAYERS3[op[1] % 3], PLAYERS3[(op[1] + 1) % 3]
+                new = dict(h["net"])
+                new[a] = new.get(a, 0) + op[2]
+                new[b] = new.get(b, 0) - op[2]
+                try:
+                    led.correct_hand(sid, h["id"], new, why="test")
+                except LedgerError:
+                    pass
+            else:
+                try:
+                    led.undo(sid, ids[op[1] % len(ids)], why="test")
+                except LedgerError:
+                    pass
+
+        # The model: each hand in force pays its current points at its own value, plus its pot gap.
+        expect = {p: 0 for p in PLAYERS3}
+        expect_pot = 0
+        for h in led.hands(sid):
+            assert h["point_value"] == f"{Decimal(hands[h['id']]['pv']) / 100:.2f}"
+            if h["undone"]:
+                assert all(v == 0 for v in h["net"].values()) and h["pot"] == 0
+                continue
+            m = hands[h["id"]]
+            for p, v in h["net"].items():
+                cents = v * m["pv"] + m["gap"][p]
+                expect[p] += cents
+                assert Decimal(h["money"][p]) * 100 == cents
+            expect_pot += m["pot_cents"]
+        money = led.money_cents(sid)
+        assert money == expect
+        pot = led.pot(sid)
+        assert pot["cents"] == expect_pot and sum(money.values()) + pot["cents"] == 0
+        assert sum(led.balances(sid).values()) + pot["points"] == 0
+
+        def check_views():
+            summary = led.summary(sid)
+            settle = led.settlement(sid)
+            money = led.money_cents(sid)
+            # the settle-up is the money with the pot paid back; the transfers pay exactly that
+            assert sum(settle["pot_return"].values()) == led.pot(sid)["cents"]
+            assert settle["owed"] == {p: money[p] + settle["pot_return"].get(p, 0) for p in money}
+            assert sum(settle["owed"].values()) == 0
+            left = dict(settle["owed"])
+            for t in settle["transfers"]:
+                assert t["cents"] > 0 and Decimal(t["money"]) * 100 == t["cents"]
+                assert "(pot)" not in (t["from"], t["to"])
+                left[t["from"]] += t["cents"]
+                left[t["to"]] -= t["cents"]
+            assert set(left.values()) <= {0}
+            # the JSON and the CSV say the same, to the cent, and the CSV sums to zero with its pot column
+            assert {p: Decimal(v) for p, v in summary["money"].items()} == {p: Decimal(v) / 100 for p, v in money.items()}
+            assert Decimal(summary["pot"]["money"]) * 100 == led.pot(sid)["cents"]
+            assert [(t["from"], t["to"], t["money"]) for t in summary["transfers"]] == \
+                [(t["from"], t["to"], t["money"]) for t in settle["transfers"]]
+            rows, transfers, accounts = _csv_rows(led, sid)
+            assert accounts[-1] == "pot"
+            assert {p: Decimal(rows["money"][p]) for p in money} == {p: Decimal(summary["money"][p]) for p in money}
+            assert Decimal(rows["money"]["pot"]) == Decimal(summary["pot"]["money"])
+            assert sum(Decimal(v) for v in rows["money"].values()) == 0
+            assert sum(int(v) for v in rows["balance"].values()) == 0
+            assert {p: Decimal(rows["settle"][p]) for p in money} == {p: Decimal(v) for p, v in summary["settle"].items()}
+            assert [(r[7], Decimal(r[-2])) for r in transfers] == \
+                [(f"{t['from']} pays {t['to']}", Decimal(t["money"])) for t in summary["transfers"]]
+            return settle
+
+        before = check_views()
+        if close:
+            led.close_session(sid, why="the end")
+            # closing pays the pot back exactly as the settle-up said it would
+            assert led.pot(sid) == {"points": 0, "cents": 0, "money": "0.00"}
+            assert led.money_cents(sid) == before["owed"]
+            after = check_views()
+            assert after["transfers"] == before["transfers"]
+
+
+def test_pot_won_after_the_point_value_changed_pays_what_was_put_in(ledger):
+    """The issue's case: a pot of 3 points put in at 1.00 a point, won after the value went to 0.50."""
+    sid = ledger.open_session({**SETUP, "players": ["Ana", "Beto", "Cris"], "point_value": 1.0})
+    no_winner = {"winner": None, "net": {"Ana": -1, "Beto": -1, "Cris": -1}, "pot_carried_out": 3,
+                 "details": {"settlement": {"pot": {"carried_in": 0, "carried_out": 3},
+                                            "players": [{"name": p, "ante": 1} for p in ("Ana", "Beto", "Cris")]}}}
+    ledger.commit_hand(sid, no_winner)
+    assert ledger.pot(sid) == {"points": 3, "cents": 300, "money": "3.00"}
+    ledger.record_setup(sid, {**SETUP, "players": ["Ana", "Beto", "Cris"], "point_value": 0.5})
+    win = {"winner": "Beto", "net": {"Ana": -1, "Beto": 5, "Cris": -1}, "pot_carried_out": 0,
+           "details": {"settlement": {"pot": {"carried_in": 3, "carried_out": 0}}}}
+    h = ledger.commit_hand(sid, win)
+    # Beto: 2 points won from the others at 0.50, and the pot's 3.00 as it was put in
+    assert h["money"] == {"Ana": "-0.50", "Beto": "4.00", "Cris": "-0.50"} and h["pot_money"] == "-3.00"
+    assert ledger.money(sid) == {"Ana": "-1.50", "Beto": "3.00", "Cris": "-1.50"}
+    assert ledger.pot(sid)["cents"] == 0
+    assert ledger.transfers(sid) == [{"from": "Ana", "to": "Beto", "cents": 150, "money": "1.50"},
+                                     {"from": "Cris", "to": "Beto", "cents": 150, "money": "1.50"}]
+
+
+def test_pot_left_at_close_goes_back_to_those_who_put_it_in(ledger):
+    sid = ledger.open_session({**SETUP, "players": ["Ana", "Beto", "Cris"], "point_value": 1.0})
+    ledger.commit_hand(sid, {"winner": "Ana", "net": {"Ana": 4, "Beto": -2, "Cris": -2}})
+    ledger.commit_hand(sid, {"winner": None, "net": {"Ana": -2, "Beto": -2, "Cris": -2}, "pot_carried_out": 6,
+                             "details": {"settlement": {"pot": {"carried_in": 0, "carried_out": 6},
+                                                        "players": [{"name": p, "ante": 2}
+                                                                    for p in ("Ana", "Beto", "Cris")]}}})
+    summary = ledger.summary(sid)
+    assert summary["pot"]["money"] == "6.00" and summary["pot"]["return"] == {"Ana": "2.00", "Beto": "2.00",
+                                                                              "Cris": "2.00"}
+    assert summary["settle"] == {"Ana": "4.00", "Beto": "-2.00", "Cris": "-2.00"}
+    assert all("(pot)" not in (t["from"], t["to"]) for t in summary["transfers"])
+    new = ledger.open_session({**SETUP, "players": ["Ana", "Beto", "Cris"]})
+    assert ledger.pot(sid)["points"] == 0 and ledger.money(sid) == summary["settle"]
+    assert [e["kind"] for e in ledger.entries(sid)][-2:] == ["pot_return", "session_close"]
+    assert ledger.pot(new)["points"] == 0 and ledger.balances(new) == {"Ana": 0, "Beto": 0, "Cris": 0}
+
+
+def test_point_value_is_whole_cents(ledger):
+    with pytest.raises(LedgerError, match="whole number of cents"):
+        ledger.open_session({**SETUP, "point_value": 0.125})
+    sid = ledger.open_session({**SETUP, "point_value": "0,1"})
+    ledger.commit_hand(sid, {"net": {"Ana": 3, "Beto": -3}})
+    assert ledger.money(sid)["Ana"] == "0.30"  # 3 x 0.1, not 0.30000000000000004
+    for bad in (float("nan"), float("inf"), -1, True, "x"):
+        with pytest.raises(LedgerError):
+            ledger.record_setup(sid, {**SETUP, "point_value": bad})
+
+
+def test_v2_ledger_opens_with_money_in_cents(tmp_path):
+    path = tmp_path / "v2.sqlite3"
+    conn = sqlite3.connect(path, isolation_level=None)
+    assert migrate(conn, target=2) == 2
+    conn.execute("INSERT INTO sessions (created_at, game) VALUES ('2026-01-01T00:00:00', 'desmoche')")
+    conn.execute("INSERT INTO players (session_id, name, joined_at) VALUES (1, 'Ana', 'x'), (1, 'Beto', 'x')")
+    conn.execute("INSERT INTO entries (session_id, created_at, kind, who, payload_json) VALUES"
+                 " (1, 'x', 'session_open', 'host', '{\"players\": [\"Ana\", \"Beto\"], \"point_value\": 0.1}')")
+    for no, pv in ((1, 0.1), (2, 0.29)):
+        conn.execute("INSERT INTO hands (session_id, hand_no, created_at, game, winner, point_value, result_json)"
+                     " VALUES (1, ?, 'x', 'desmoche', 'Ana', ?, '{\"net\": {\"Ana\": 3, \"Beto\": -3}}')", (no, pv))
+        conn.execute("INSERT INTO entries (session_id, created_at, kind, who, hand_id) VALUES (1, 'x', 'hand', 'r', ?)",
+                     (no,))
+        conn.execute("INSERT INTO payments (entry_id, session_id, hand_id, player, points) VALUES"
+                     " (?,1,?,'Ana',3),(?,1,?,'Beto',-3)", (no + 1, no, no + 1, no))
+    conn.close()
+    with Ledger(path) as led:
+        assert led.version == LATEST
+        assert led.money(1) == {"Ana": "1.17", "Beto": "-1.17"}  # 3 x 0.10 + 3 x 0.29, exactly
+        assert [h["point_value"] for h in led.hands(1)] == ["0.10", "0.29"]
+        led.commit_hand(1, {"net": {"Ana": 1, "Beto": -1}})
+        assert led.money(1)["Ana"] == "1.27"

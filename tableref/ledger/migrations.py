@@ -84,9 +84,39 @@ ALTER TABLE entries ADD COLUMN client TEXT;
 ALTER TABLE sessions ADD COLUMN closed_at TEXT;
 """
 
+# v3: money in whole cents, never binary floats. Each hand keeps its money per
+# point in cents; each payment keeps its money in cents beside its points (the
+# pot's money can differ from points x today's value when the value changed
+# while a pot was carried over). Payments of a pot paid back at the close of a
+# session belong to no hand, so ``hand_id`` may be NULL. Old payments get
+# points x their hand's value (the REAL column, rounded to the cent).
+_V3 = """
+ALTER TABLE hands ADD COLUMN point_value_cents INTEGER;
+UPDATE hands SET point_value_cents = CAST(ROUND(point_value * 100) AS INTEGER);
+CREATE TABLE payments_v3 (
+    id          INTEGER PRIMARY KEY,
+    entry_id    INTEGER NOT NULL REFERENCES entries(id),
+    session_id  INTEGER NOT NULL REFERENCES sessions(id),
+    hand_id     INTEGER REFERENCES hands(id),
+    player      TEXT NOT NULL,
+    points      INTEGER NOT NULL,
+    cents       INTEGER NOT NULL
+);
+INSERT INTO payments_v3 (id, entry_id, session_id, hand_id, player, points, cents)
+    SELECT p.id, p.entry_id, p.session_id, p.hand_id, p.player, p.points,
+           p.points * COALESCE((SELECT h.point_value_cents FROM hands h WHERE h.id = p.hand_id), 0)
+    FROM payments p;
+DROP TABLE payments;
+ALTER TABLE payments_v3 RENAME TO payments;
+CREATE INDEX payments_session ON payments(session_id);
+CREATE INDEX payments_hand ON payments(hand_id);
+CREATE INDEX payments_entry ON payments(entry_id);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "sessions, players, journal entries, hands, payments, bonus items", _V1),
     (2, "entries.client and sessions.closed_at", _V2),
+    (3, "money in whole cents: hands.point_value_cents, payments.cents, pot paid back at close", _V3),
 ]
 
 LATEST = MIGRATIONS[-1][0]

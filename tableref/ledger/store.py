@@ -6,9 +6,20 @@ Design (see also ``docs/web.md``):
   versioned by :mod:`tableref.ledger.migrations`.
 * An append-only journal. Every change is one ``entries`` row with who / when /
   why (``kind`` is ``session_open``, ``setup``, ``hand``, ``hand_correction``,
-  ``card_correction``, ``undo`` or ``session_close``). Money moves only as
-  ``payments`` rows belonging to an entry; the payments of each entry sum to
-  zero, so the balances of a session always sum to zero.
+  ``card_correction``, ``undo``, ``pot_return`` or ``session_close``). Money
+  moves only as ``payments`` rows belonging to an entry, each with its points
+  and its money in whole cents (:mod:`tableref.ledger.money`); the payments of
+  each entry sum to zero in points and in cents, so the balances of a session
+  (the players' and the pot's) always sum to zero.
+* Money: each hand's points are paid at the money per point in force when the
+  hand was recorded (its corrections and undo too). The Desmoche pot carried
+  over is the table's account ``(pot)``, never a payer or payee in transfers; a
+  pot won later pays out the money that was put into it (the difference from
+  today's point value goes to the hand's winner). When a session closes, a pot
+  left is paid back to those who put it in, in the shares they put it in since
+  the pot was last empty (entry ``pot_return``). The settle-up (:meth:`Ledger.settlement`)
+  is the players' money with the pot paid back, and its fewest transfers pay
+  exactly those amounts.
 * Nothing is overwritten or deleted. A hand's result is stored verbatim (the
   referee's ``hand_end`` dict) with its bonus items itemised. A correction of a
   hand is a new entry paying the difference between the new and the current
@@ -37,10 +48,12 @@ from tableref.games import GAMES
 from tableref.referee.errors import RefereeError
 
 from tableref.ledger.migrations import LATEST, SchemaError, migrate
+from tableref.ledger.money import MoneyError, decimal as dec, fmt, point_value_cents, split
 from tableref.ledger.transfers import fewest_transfers
 
 POT = "(pot)"  # the account of a Desmoche pot carried over to a later hand; never a player's name
-MONEY_KINDS = ("hand", "hand_correction", "undo")
+MONEY_KINDS = ("hand", "hand_correction", "undo")  # entries of a hand that move points (and can be undone)
+PAYING_KINDS = MONEY_KINDS + ("pot_return",)       # every entry that moves money
 
 
 class LedgerError(RefereeError):
@@ -110,22 +123,26 @@ def _check_net(net, field: str = "net", total: int = 0) -> dict[str, int]:
     return out
 
 
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise(cell):
+    """A text cell a spreadsheet would run as a formula gets a leading ``'`` (shown as text)."""
+    if isinstance(cell, str) and cell.startswith(FORMULA_PREFIXES):
+        return "'" + cell
+    return cell
+
+
 class _SafeWriter:
-    """CSV writer that defuses spreadsheet formulas in text cells (a player named ``=HYPERLINK(...)``)."""
+    """CSV writer that defuses spreadsheet formulas in every text cell (a player named ``=HYPERLINK(...)``,
+    ``+1+cmd``, ``-2+3``, ``@SUM(...)``, or one starting with a tab or carriage return). The ledger's own
+    numbers are written as numbers (int, Decimal), never as text, so they are left as they are."""
 
     def __init__(self, writer):
         self._w = writer
 
     def writerow(self, row):
-        out = []
-        for cell in row:
-            if isinstance(cell, str) and cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
-                try:
-                    float(cell)
-                except ValueError:
-                    cell = "'" + cell
-            out.append(cell)
-        self._w.writerow(out)
+        self._w.writerow([neutralise(cell) for cell in row])
 
 
 class Ledger:
@@ -206,10 +223,10 @@ class Ledger:
         if game not in GAMES:
             raise LedgerError(f"game must be one of {', '.join(GAMES)}, got {game!r}", "game")
         players = [_name(p, f"players[{i}]") for i, p in enumerate(setup.get("players") or [])]
+        _check_point_value(setup)
         with self._tx() as c:
             for row in c.execute("SELECT id FROM sessions WHERE closed_at IS NULL").fetchall():
-                self._entry(c, row["id"], "session_close", who, "a new session was started", client=client)
-                c.execute("UPDATE sessions SET closed_at=? WHERE id=?", (_now(), row["id"]))
+                self._close(c, int(row["id"]), who, "a new session was started", client)
             cur = c.execute("INSERT INTO sessions (created_at, game, label) VALUES (?,?,?)",
                             (_now(), game, setup.get("label")))
             sid = int(cur.lastrowid)
@@ -218,10 +235,24 @@ class Ledger:
         return sid
 
     def close_session(self, session_id: int, who: str = "host", why: str = "", client: str | None = None) -> None:
-        self._session_row(session_id)
+        """Close the session: a pot left is paid back (entry ``pot_return``), then ``session_close``."""
+        if self._session_row(session_id)["closed_at"] is not None:
+            return
         with self._tx() as c:
-            self._entry(c, session_id, "session_close", who, why, client=client)
-            c.execute("UPDATE sessions SET closed_at=? WHERE id=? AND closed_at IS NULL", (_now(), session_id))
+            self._close(c, session_id, who, why, client)
+
+    def _close(self, c, session_id: int, who: str, why: str, client) -> None:
+        back = self._pot_return(session_id)
+        if back is not None:
+            points, cents = back
+            entry = self._entry(c, session_id, "pot_return", who, "the session closed: the pot goes back to"
+                                " those who put it in", client=client,
+                                payload={"points": points, "money": {p: fmt(v) for p, v in cents.items()}})
+            for name in points:
+                c.execute("INSERT INTO payments (entry_id, session_id, hand_id, player, points, cents)"
+                          " VALUES (?,?,?,?,?,?)", (entry, session_id, None, name, points[name], cents[name]))
+        self._entry(c, session_id, "session_close", who, why, client=client)
+        c.execute("UPDATE sessions SET closed_at=? WHERE id=? AND closed_at IS NULL", (_now(), session_id))
 
     def current_session(self) -> int | None:
         """The id of the session to resume (the newest one still open), or None."""
@@ -247,6 +278,7 @@ class Ledger:
         """Record a new setup (players are added, never removed: past hands keep theirs)."""
         self._session_row(session_id)
         players = [_name(p, f"players[{i}]") for i, p in enumerate(setup.get("players") or [])]
+        _check_point_value(setup)
         with self._tx() as c:
             self._ensure_players(c, session_id, players)
             return self._entry(c, session_id, "setup", who, why, payload=setup, client=client)
@@ -255,7 +287,8 @@ class Ledger:
         """Players of the session: the current setup's order first, then those who left after playing a hand."""
         names = [r["name"] for r in self._q("SELECT name FROM players WHERE session_id=? ORDER BY id", (session_id,))]
         current = [p for p in (self.setup(session_id).get("players") or []) if p in names]
-        paid = {r["player"] for r in self._q("SELECT DISTINCT player FROM payments WHERE session_id=?", (session_id,))}
+        paid = {r["player"] for r in self._q("SELECT DISTINCT player FROM payments WHERE session_id=? AND player<>?",
+                                            (session_id, POT))}
         return current + [n for n in names if n not in current and n in paid]
 
     def session_info(self, session_id: int) -> dict:
@@ -307,7 +340,8 @@ class Ledger:
             detail = {k: v for k, v in it.items() if k not in ("item", "player", "points")}
             clean_items.append((it["item"], None if player is None else str(player), pts,
                                 json.dumps(detail, ensure_ascii=False, sort_keys=True)))
-        point_value = float(self.setup(session_id).get("point_value") or 0.0)
+        # a setup written before money was kept in cents may hold a fraction of a cent: rounded
+        pv = point_value_cents(self.setup(session_id).get("point_value") or 0, strict=False)
         if external_id is not None:
             external_id = str(external_id)
         with self._tx() as c:
@@ -324,20 +358,91 @@ class Ledger:
                 cur = c.execute(
                     "INSERT INTO hands (session_id, hand_no, created_at, game, winner, point_value, result_json,"
                     " external_id) VALUES (?,?,?,?,?,?,?,?)",
-                    (session_id, hand_no, _now(), game, winner, point_value, verbatim, external_id))
+                    (session_id, hand_no, _now(), game, winner, pv / 100, verbatim, external_id))
                 hand_id = int(cur.lastrowid)
+                c.execute("UPDATE hands SET point_value_cents=? WHERE id=?", (pv, hand_id))
                 entry = self._entry(c, session_id, "hand", who, why, hand_id=hand_id,
                                     payload={"hand_no": hand_no, "net": net, "winner": winner}, client=client)
-                pays = dict(net)
+                pays = {name: (pts, pts * pv) for name, pts in net.items()}
                 if flow:
-                    pays[POT] = flow  # the pot holds what was carried over, so every entry sums to zero
-                for name, pts in pays.items():
-                    c.execute("INSERT INTO payments (entry_id, session_id, hand_id, player, points) VALUES (?,?,?,?,?)",
-                              (entry, session_id, hand_id, name, pts))
+                    # the pot holds what was carried over, so every entry sums to zero
+                    pays[POT] = (flow, self._pot_money(c, session_id, flow, pv))
+                    gap = flow * pv - pays[POT][1]  # a pot put in at another point value
+                    if gap:
+                        taker = winner if winner in pays else max(net, key=lambda p: (net[p], -list(net).index(p)))
+                        pays[taker] = (pays[taker][0], pays[taker][1] + gap)
+                self._pay(c, entry, session_id, hand_id, pays)
                 for item in clean_items:
                     c.execute("INSERT INTO items (hand_id, item, player, points, detail_json) VALUES (?,?,?,?,?)",
                               (hand_id, *item))
         return self.hand(hand_id)
+
+    @staticmethod
+    def _pay(c, entry: int, session_id: int, hand_id, pays: dict) -> None:
+        for name, (pts, cents) in pays.items():
+            c.execute("INSERT INTO payments (entry_id, session_id, hand_id, player, points, cents) VALUES (?,?,?,?,?,?)",
+                      (entry, session_id, hand_id, name, int(pts), int(cents)))
+
+    @staticmethod
+    def _pot_level(c, session_id: int) -> tuple[int, int]:
+        row = c.execute("SELECT COALESCE(SUM(points),0), COALESCE(SUM(cents),0) FROM payments"
+                        " WHERE session_id=? AND player=?", (session_id, POT)).fetchone()
+        return int(row[0]), int(row[1])
+
+    def _pot_money(self, c, session_id: int, flow: int, pv: int) -> int:
+        """Cents the pot takes in (``flow`` > 0, at today's value) or pays out (the money put in)."""
+        if flow >= 0:
+            return flow * pv
+        points, cents = self._pot_level(c, session_id)
+        taken = -flow
+        if points <= 0:
+            return flow * pv
+        if taken >= points:
+            return -cents - (taken - points) * pv
+        return -split(cents, {"taken": taken, "left": points - taken})["taken"]
+
+    def _pot_return(self, session_id: int):
+        """``(points, cents)`` per player paying back the pot left, or None when it is empty.
+
+        The pot goes back to those who put it in, in the shares they put it in
+        since it was last empty (first in, first out when part of it was taken).
+        """
+        pot_points, pot_cents = self._pot_level(self._conn, session_id)
+        if not pot_points and not pot_cents:
+            return None
+        fifo: list[list] = []  # [player, points] still in the pot, oldest first
+        level = 0
+        for h in self.hands(session_id):
+            flow = h["pot"]
+            if flow > 0:
+                for name, pts in _antes(h, flow).items():
+                    fifo.append([name, pts])
+                level += flow
+            elif flow < 0:
+                level += flow
+                taken = -flow
+                while taken and fifo:
+                    use = min(taken, fifo[0][1])
+                    fifo[0][1] -= use
+                    taken -= use
+                    if not fifo[0][1]:
+                        fifo.pop(0)
+                if level <= 0:
+                    fifo, level = [], 0
+        weights: dict[str, int] = {}
+        for name, pts in fifo:
+            weights[name] = weights.get(name, 0) + pts
+        order = [p for p in self.players(session_id) if p in weights] + [p for p in weights
+                                                                        if p not in self.players(session_id)]
+        if not order:
+            order = self.players(session_id)
+            if not order:
+                return None
+        points = split(pot_points, weights, order)
+        cents = split(pot_cents, weights, order)
+        points[POT] = -pot_points
+        cents[POT] = -pot_cents
+        return points, cents
 
     def _hand_entry(self, hand_id: int) -> int:
         rows = self._q("SELECT id FROM entries WHERE hand_id=? AND kind='hand'", (hand_id,))
@@ -354,9 +459,13 @@ class Ledger:
         result = json.loads(row["result_json"])
         original = {str(k): int(v) for k, v in (result.get("net") or {}).items()}
         current: dict[str, int] = {}
-        for p in self._q("SELECT player, SUM(points) AS s FROM payments WHERE hand_id=? GROUP BY player ORDER BY MIN(id)",
-                         (hid,)):
+        cents: dict[str, int] = {}
+        for p in self._q("SELECT player, SUM(points) AS s, SUM(cents) AS m FROM payments WHERE hand_id=?"
+                         " GROUP BY player ORDER BY MIN(id)", (hid,)):
             current[p["player"]] = int(p["s"])
+            cents[p["player"]] = int(p["m"])
+        pv = row["point_value_cents"]
+        pv = int(pv) if pv is not None else int(round(float(row["point_value"]) * 100))
         items = [{"item": r["item"], "player": r["player"], "points": r["points"], **json.loads(r["detail_json"])}
                  for r in self._q("SELECT * FROM items WHERE hand_id=? ORDER BY id", (hid,))]
         entry = self._hand_entry(hid)
@@ -364,9 +473,10 @@ class Ledger:
             "SELECT id FROM entries WHERE hand_id=? AND kind='hand_correction' ORDER BY id", (hid,))]
         return {
             "id": hid, "hand_no": int(row["hand_no"]), "created_at": row["created_at"], "game": row["game"],
-            "winner": row["winner"], "point_value": float(row["point_value"]), "entry_id": entry,
+            "winner": row["winner"], "point_value": fmt(pv), "entry_id": entry,
             "net_original": original, "net": {p: v for p, v in current.items() if p != POT},
-            "pot": current.get(POT, 0), "items": items, "result": result,
+            "pot": current.get(POT, 0), "money": {p: fmt(v) for p, v in cents.items() if p != POT},
+            "pot_money": fmt(cents.get(POT, 0)), "items": items, "result": result,
             "undone": entry in undone, "corrected": bool([e for e in corrections if e not in undone]),
             "external_id": row["external_id"],
         }
@@ -398,14 +508,13 @@ class Ledger:
         delta = {p: d for p, d in delta.items() if d}
         if not delta:
             raise LedgerError("the correction changes nothing: the hand already has these nets", "net")
+        pv = point_value_cents(hand["point_value"])
         with self._tx() as c:
             self._ensure_players(c, session_id, [p for p in net if p != POT])
             entry = self._entry(c, session_id, "hand_correction", who, why, hand_id=hand_id,
                                 target=hand["entry_id"], client=client,
                                 payload={"hand_no": hand["hand_no"], "before": hand["net"], "after": net})
-            for name, pts in delta.items():
-                c.execute("INSERT INTO payments (entry_id, session_id, hand_id, player, points) VALUES (?,?,?,?,?)",
-                          (entry, session_id, hand_id, name, pts))
+            self._pay(c, entry, session_id, hand_id, {name: (pts, pts * pv) for name, pts in delta.items()})
         return entry
 
     def record_card_correction(self, session_id: int, payload: dict, who: str = "host", why: str = "",
@@ -454,62 +563,97 @@ class Ledger:
                               "entry_id")
         if target["kind"] == "hand":
             # Undoing a hand cancels it with its corrections: pay back whatever is in force.
-            pays = self._q("SELECT player, SUM(points) AS s FROM payments WHERE hand_id=? GROUP BY player",
-                           (target["hand_id"],))
+            pays = self._q("SELECT player, SUM(points) AS s, SUM(cents) AS m FROM payments WHERE hand_id=?"
+                           " GROUP BY player ORDER BY MIN(id)", (target["hand_id"],))
         else:
-            pays = self._q("SELECT player, SUM(points) AS s FROM payments WHERE entry_id=? GROUP BY player",
-                           (entry_id,))
-        reverse = {r["player"]: -int(r["s"]) for r in pays if int(r["s"])}
-        payload = {"reverses": {"entry_id": int(entry_id), "kind": target["kind"]}, "payments": reverse}
+            pays = self._q("SELECT player, SUM(points) AS s, SUM(cents) AS m FROM payments WHERE entry_id=?"
+                           " GROUP BY player ORDER BY MIN(id)", (entry_id,))
+        reverse = {r["player"]: (-int(r["s"]), -int(r["m"])) for r in pays if int(r["s"]) or int(r["m"])}
+        payload = {"reverses": {"entry_id": int(entry_id), "kind": target["kind"]},
+                   "payments": {p: v[0] for p, v in reverse.items()}}
         if target["hand_id"] is not None:
             payload["hand_no"] = int(self._q("SELECT hand_no FROM hands WHERE id=?", (target["hand_id"],))[0]["hand_no"])
         with self._tx() as c:
             entry = self._entry(c, session_id, "undo", who, why, hand_id=target["hand_id"], target=entry_id,
                                 payload=payload, client=client)
-            for name, pts in reverse.items():
-                c.execute("INSERT INTO payments (entry_id, session_id, hand_id, player, points) VALUES (?,?,?,?,?)",
-                          (entry, session_id, target["hand_id"], name, pts))
+            self._pay(c, entry, session_id, target["hand_id"], reverse)
         return entry
 
     def entries(self, session_id: int) -> list[dict]:
         undone = self._undone_entries(session_id)
         out = []
         for r in self._q("SELECT * FROM entries WHERE session_id=? ORDER BY id", (session_id,)):
-            pays = {p["player"]: int(p["points"]) for p in
-                    self._q("SELECT player, points FROM payments WHERE entry_id=? ORDER BY id", (r["id"],))}
+            rows = self._q("SELECT player, points, cents FROM payments WHERE entry_id=? ORDER BY id", (r["id"],))
             out.append({"id": int(r["id"]), "created_at": r["created_at"], "kind": r["kind"], "who": r["who"],
                         "why": r["why"], "client": r["client"], "hand_id": r["hand_id"],
                         "target_entry_id": r["target_entry_id"], "payload": json.loads(r["payload_json"]),
-                        "payments": pays, "undone": int(r["id"]) in undone})
+                        "payments": {p["player"]: int(p["points"]) for p in rows},
+                        "money": {p["player"]: fmt(p["cents"]) for p in rows},
+                        "undone": int(r["id"]) in undone})
         return out
 
     # ------------------------------------------------------------------ balances
-    def balances(self, session_id: int) -> dict[str, int]:
-        """Points per player (positive: is owed). Always sums to zero."""
-        out = {name: 0 for name in self.players(session_id)}
-        for r in self._q("SELECT player, SUM(points) AS s FROM payments WHERE session_id=? GROUP BY player",
-                         (session_id,)):
-            out[r["player"]] = int(r["s"])
-        return out
+    def _sums(self, session_id: int) -> tuple[dict[str, int], dict[str, int]]:
+        """(points, cents) per account, the players' in order and the pot last, each summing to zero."""
+        points = {name: 0 for name in self.players(session_id)}
+        cents = dict(points)
+        for r in self._q("SELECT player, SUM(points) AS s, SUM(cents) AS m FROM payments WHERE session_id=?"
+                         " GROUP BY player", (session_id,)):
+            if r["player"] != POT:
+                points[r["player"]] = int(r["s"])
+                cents[r["player"]] = int(r["m"])
+        pot_points, pot_cents = self._pot_level(self._conn, session_id)
+        points[POT], cents[POT] = pot_points, pot_cents
+        return points, cents
 
-    def money(self, session_id: int) -> dict[str, float]:
-        """Balances in money: each hand's points times the point value in force at that hand."""
-        out = {name: 0.0 for name in self.players(session_id)}
-        for r in self._q("SELECT p.player, SUM(p.points * h.point_value) AS s FROM payments p JOIN hands h"
-                         " ON h.id = p.hand_id WHERE p.session_id=? GROUP BY p.player", (session_id,)):
-            out[r["player"]] = round(float(r["s"]), 2)
-        return out
+    def balances(self, session_id: int) -> dict[str, int]:
+        """Points per player (positive: is owed). With :meth:`pot` they sum to zero."""
+        points, _ = self._sums(session_id)
+        points.pop(POT)
+        return points
+
+    def pot(self, session_id: int) -> dict:
+        """The pot carried over: ``{"points", "cents", "money"}`` (money as text, ``"4.00"``)."""
+        points, cents = self._sums(session_id)
+        return {"points": points[POT], "cents": cents[POT], "money": fmt(cents[POT])}
+
+    def money_cents(self, session_id: int) -> dict[str, int]:
+        """Money per player in cents: each hand's points at the money per point of that hand."""
+        _, cents = self._sums(session_id)
+        cents.pop(POT)
+        return cents
+
+    def money(self, session_id: int) -> dict[str, str]:
+        """Money per player as text with two decimals (``"12.50"``); the pot's is :meth:`pot`."""
+        return {p: fmt(v) for p, v in self.money_cents(session_id).items()}
+
+    def settlement(self, session_id: int) -> dict:
+        """The settle-up: money per player with the pot paid back, and the fewest transfers paying it.
+
+        ``{"pot_return": {player: cents}, "owed": {player: cents}, "transfers": [{"from", "to",
+        "cents", "money"}]}``; ``owed`` sums to zero and is exactly what the transfers pay.
+        """
+        owed = self.money_cents(session_id)
+        back = self._pot_return(session_id)
+        pot_return = {}
+        if back is not None:
+            pot_return = {p: v for p, v in back[1].items() if p != POT}
+            for p, v in pot_return.items():
+                owed[p] = owed.get(p, 0) + v
+        out = fewest_transfers(owed)
+        transfers = [{"from": t["from"], "to": t["to"], "cents": t["points"], "money": fmt(t["points"])}
+                     for t in out]
+        return {"pot_return": pot_return, "owed": owed, "transfers": transfers}
 
     def transfers(self, session_id: int) -> list[dict]:
-        """The fewest transfers settling the balances (see :mod:`tableref.ledger.transfers`)."""
-        pv = float(self.setup(session_id).get("point_value") or 0.0)
-        out = fewest_transfers(self.balances(session_id))
-        for t in out:
-            t["money"] = round(t["points"] * pv, 2)
-        return out
+        """The fewest transfers settling the money (see :meth:`settlement`)."""
+        return self.settlement(session_id)["transfers"]
 
     def summary(self, session_id: int) -> dict:
-        """Everything the scoreboard shows: hands with running balances, entries, balances, transfers."""
+        """Everything the scoreboard shows: hands with running balances, entries, balances, money, transfers.
+
+        Money is text with two decimals (``"12.50"``), never a binary float.
+        """
         info = self.session_info(session_id)
         hands = self.hands(session_id)
         running = {p: 0 for p in info["players"]}
@@ -517,20 +661,32 @@ class Ledger:
             for p, v in h["net"].items():
                 running[p] = running.get(p, 0) + v
             h["running"] = dict(running)
-        balances = self.balances(session_id)
-        return {"session": info, "hands": hands, "entries": self.entries(session_id), "balances": balances,
-                "money": self.money(session_id), "transfers": self.transfers(session_id),
+        settle = self.settlement(session_id)
+        pv = info["setup"].get("point_value")
+        return {"session": info, "hands": hands, "entries": self.entries(session_id),
+                "balances": self.balances(session_id), "money": self.money(session_id),
+                "pot": {**self.pot(session_id), "return": {p: fmt(v) for p, v in settle["pot_return"].items()}},
+                "settle": {p: fmt(v) for p, v in settle["owed"].items()},
+                "transfers": settle["transfers"],
+                "point_value": fmt(point_value_cents(pv or 0, strict=False)),
                 "schema_version": self.version}
 
     def export_csv(self, session_id: int) -> str:
-        """The session as CSV: one row per journal entry that moves points, then the balances and transfers."""
+        """The session as CSV: one row per journal entry that moves points, then the balances and transfers.
+
+        Every account has a column, the pot too; the ``balance`` (points) and
+        ``money`` rows sum to zero with it, ``pot_return`` pays the pot back and
+        ``settle`` is what the ``transfer`` rows pay (see :meth:`settlement`).
+        """
         players = self.players(session_id)
+        accounts = [*players, POT]
         hands = {h["id"]: h for h in self.hands(session_id)}
         buf = io.StringIO()
         w = _SafeWriter(csv.writer(buf))
-        w.writerow(["entry", "time_utc", "kind", "hand", "game", "winner", "who", "why", *players, "items", "undone"])
+        w.writerow(["entry", "time_utc", "kind", "hand", "game", "winner", "who", "why", "point_value",
+                    *players, "pot", "items", "undone"])
         for e in self.entries(session_id):
-            if e["kind"] not in MONEY_KINDS:
+            if e["kind"] not in PAYING_KINDS:
                 continue
             h = hands.get(e["hand_id"]) if e["hand_id"] else None
             items = ""
@@ -539,16 +695,41 @@ class Ledger:
                                   + (f" {it['points']:+d}" if isinstance(it.get("points"), int) else "")
                                   for it in h["items"])
             w.writerow([e["id"], e["created_at"], e["kind"], h["hand_no"] if h else "", h["game"] if h else "",
-                        (h["winner"] or "") if h else "", e["who"], e["why"],
-                        *[e["payments"].get(p, "") for p in players], items, "yes" if e["undone"] else ""])
-        bal = self.balances(session_id)
-        w.writerow(["", "", "balance", "", "", "", "", "", *[bal.get(p, 0) for p in players], "", ""])
-        money = self.money(session_id)
-        w.writerow(["", "", "money", "", "", "", "", "", *[f"{money.get(p, 0):.2f}" for p in players], "", ""])
-        for t in self.transfers(session_id):
-            w.writerow(["", "", "transfer", "", "", "", "", f"{t['from']} pays {t['to']}", *["" for _ in players],
-                        f"{t['points']} points = {t['money']:.2f}", ""])
+                        (h["winner"] or "") if h else "", e["who"], e["why"], dec(point_value_cents(h["point_value"])) if h else "",
+                        *[e["payments"].get(p, "") for p in accounts], items, "yes" if e["undone"] else ""])
+        points, cents = self._sums(session_id)
+        settle = self.settlement(session_id)
+        blank = ["", "", "", "", "", "", ""]
+        w.writerow(["", "", "balance", *blank[:6], *[points.get(p, 0) for p in accounts], "points", ""])
+        w.writerow(["", "", "money", *blank[:6], *[dec(cents.get(p, 0)) for p in accounts], "", ""])
+        if settle["pot_return"]:
+            w.writerow(["", "", "pot_return", *blank[:6], *[dec(settle["pot_return"].get(p, 0)) for p in players],
+                        dec(-sum(settle["pot_return"].values())), "the pot goes back to those who put it in", ""])
+        w.writerow(["", "", "settle", *blank[:6], *[dec(settle["owed"].get(p, 0)) for p in players], dec(0), "", ""])
+        for t in settle["transfers"]:
+            w.writerow(["", "", "transfer", "", "", "", "", f"{t['from']} pays {t['to']}", "",
+                        *["" for _ in accounts], dec(t["cents"]), ""])
         return buf.getvalue()
+
+
+def _antes(hand: dict, flow: int) -> dict[str, int]:
+    """Who put a hand's ``flow`` points into the pot: the settlement's antes, else equal shares."""
+    settlement = ((hand.get("result") or {}).get("details") or {}).get("settlement") or {}
+    antes = {}
+    for p in settlement.get("players") or []:
+        if isinstance(p, dict) and isinstance(p.get("name"), str) and isinstance(p.get("ante"), int):
+            antes[p["name"]] = p["ante"]
+    if antes and sum(antes.values()) == flow and all(v >= 0 for v in antes.values()):
+        return {p: v for p, v in antes.items() if v}
+    return split(flow, {p: 1 for p in hand["net"]})
+
+
+def _check_point_value(setup: dict) -> None:
+    if setup.get("point_value") is not None:
+        try:
+            point_value_cents(setup["point_value"])
+        except MoneyError as exc:
+            raise LedgerError(exc.message, exc.field) from None
 
 
 __all__ = ["Ledger", "LedgerError", "SchemaError", "LATEST", "default_path"]
