@@ -660,3 +660,20 @@ def test_v2_ledger_opens_with_money_in_cents(tmp_path):
         assert [h["point_value"] for h in led.hands(1)] == ["0.10", "0.29"]
         led.commit_hand(1, {"net": {"Ana": 1, "Beto": -1}})
         assert led.money(1)["Ana"] == "1.27"
+
+
+@pytest.mark.parametrize("prefix", ["=", "+", "-", "@", "\t", "\r"])
+def test_csv_cells_neutralised_for_every_formula_prefix(ledger, prefix):
+    import csv
+    import io
+    evil = prefix + "1+cmd|' /C calc'!A0"
+    name = evil.strip() or "x"
+    sid = ledger.open_session({**SETUP, "players": [name, "Beto"]})
+    ledger.commit_hand(sid, {"winner": name, "net": {name: 2, "Beto": -2}}, who=evil, why=evil)
+    rows = list(csv.reader(io.StringIO(ledger.export_csv(sid))))
+    cells = [cell for row in rows for cell in row]
+    for cell in cells:
+        assert not cell.startswith(("=", "+", "@", "\t", "\r")), repr(cell)
+        if cell.startswith("-"):
+            float(cell)  # only the ledger's own negative numbers start with '-'
+    assert "'" + evil in cells

@@ -137,14 +137,26 @@ def test_pin_attempts_are_throttled_per_client(table):
     assert post(c, "/api/login", {"pin": PIN}, tok).status_code == 200
 
 
-def test_pin_guessing_from_many_addresses_is_throttled_overall(table):
+def test_pin_guessing_from_many_addresses_never_locks_out_the_host(table):
+    """Wrong PINs from many devices: each guessing address is held back once 8 came in all, but the host's
+    phone (no wrong PIN of its own) still logs in; a throttled address stays throttled for the right PIN."""
     app, _, _ = table
     app.extensions["tableref"].throttle = PinThrottle(per_client=5, overall=8, window_s=60)
-    codes = []
-    for i in range(12):
-        c = client_of(app, f"10.1.0.{i}")
-        codes.append(post(c, "/api/login", {"pin": "999999"}, token(c)).status_code)
-    assert codes[:8] == [403] * 8 and set(codes[8:]) == {429}
+    guessers = [client_of(app, f"10.1.0.{i}") for i in range(12)]
+    toks = [token(c) for c in guessers]
+    codes = [post(c, "/api/login", {"pin": "999999"}, t).status_code for c, t in zip(guessers, toks)]
+    assert codes == [403] * 12  # one guess each: no address is over its own limit
+    # a second guess from any of them waits now (over 8 wrong PINs in all), even with the right PIN
+    again = [post(c, "/api/login", {"pin": pin}, t).status_code
+             for c, t, pin in zip(guessers[:3], toks[:3], ["999998", PIN, "123456"])]
+    assert again == [429, 429, 429]
+    # a hundred wrong PINs from one device never lock the host out on another
+    bad = client_of(app, "10.2.0.1")
+    btok = token(bad)
+    for _ in range(100):
+        post(bad, "/api/login", {"pin": "111111"}, btok)
+    host = client_of(app, "10.0.0.77")
+    assert post(host, "/api/login", {"pin": PIN}, token(host)).status_code == 200
 
 
 # ---------------------------------------------------------------- malformed requests: 4xx with a message
@@ -286,7 +298,8 @@ def test_hand_end_is_recorded_verbatim_and_scoreboard_matches(table):
     assert h["result"] == result and h["net"] == result["net"]
     assert [(i["item"], i["points"]) for i in h["items"]] == [("win", 6), ("mico", 3)]
     assert data["balances"] == result["net"] and sum(data["balances"].values()) == 0
-    assert data["transfers"] and sum(t["points"] for t in data["transfers"]) == 9
+    assert data["transfers"] and sum(t["cents"] for t in data["transfers"]) == 900
+    assert [t["money"] for t in data["transfers"]] == ["3.00", "3.00", "3.00"]
     csv_text = c.get("/api/ledger.csv").get_data(as_text=True)
     assert "mico Ana +3" in csv_text
     # A broken result is refused by the ledger and reported, the session keeps running.
@@ -305,9 +318,16 @@ def test_host_corrects_card_confirms_corrects_and_undoes(table):
     assert r.status_code == 200 and session.corrections[-1] == (12, None)
     r = post(c, "/api/correct", {"track_id": 99, "card": "2C"}, tok)
     assert r.status_code == 404
+    # the host is asked first: without "confirm" nothing is recorded, the answer shows what would be
+    r = post(c, "/api/hand/confirm", {"winner": "Beto"}, tok)
+    assert r.status_code == 200 and r.get_json()["recorded"] is False
+    assert r.get_json()["preview"]["net"] == {"Beto": 9, "Ana": -3, "Cris": -3, "Dani": -3}
+    assert session.finished == [] and ledger.hand_count(ledger.current_session()) == 0
+    r = post(c, "/api/hand/confirm", {"winner": "Beto", "confirm": "yes"}, tok)
+    assert r.status_code == 400 and r.get_json()["field"] == "confirm"
     r = post(c, "/api/hand/confirm", {"winner": "Beto", "confirm": True}, tok)
-    assert r.status_code == 200 and r.get_json()["result"]["winner"] == "Beto"
-    assert session.finished == [{"winner": "Beto", "confirm": True}]
+    assert r.status_code == 200 and r.get_json()["result"]["winner"] == "Beto" and r.get_json()["recorded"]
+    assert session.finished == [{"winner": "Beto"}]
     sid = ledger.current_session()
     hand = ledger.hands(sid)[0]
     assert hand["net"] == {"Beto": 9, "Ana": -3, "Cris": -3, "Dani": -3}
@@ -318,6 +338,15 @@ def test_host_corrects_card_confirms_corrects_and_undoes(table):
     assert r.status_code == 400 and "sum to zero" in r.get_json()["error"]
     r = post(c, "/api/hand/manual", {"winner": "Cris", "net": {"Cris": 2, "Ana": -2}, "why": "camera was off"}, tok)
     assert r.status_code == 200
+    # unknown players are refused: a typo never opens an account
+    for body in ({"winner": "Zed", "net": {"Cris": 2, "Ana": -2}, "why": "x"},
+                 {"winner": "Cris", "net": {"Cris": 2, "Zed": -2}, "why": "x"}):
+        r = post(c, "/api/hand/manual", body, tok)
+        assert r.status_code == 400 and "Zed" in r.get_json()["error"]
+    r = post(c, "/api/hand/correct", {"hand_id": hand["id"], "net": {"Beto": 12, "Ana": -4, "Cris": -4, "Zed": -4},
+                                      "why": "x"}, tok)
+    assert r.status_code == 400 and r.get_json()["field"] == "net.Zed"
+    assert "Zed" not in ledger.players(sid) and "Zed" not in c.get("/api/ledger").get_json()["money"]
     r = post(c, "/api/undo", {"why": "entered twice"}, tok)
     assert r.status_code == 200 and r.get_json()["balances"]["Cris"] == -4
     data = c.get("/api/ledger").get_json()
@@ -520,8 +549,13 @@ def test_real_session_marriage_count_flow(tmp_path):
         r = post(c, "/api/hand/confirm", {}, tok)
         assert r.status_code == 400 and "tiplu" in r.get_json()["error"]  # the session asks for the tiplu
         r = post(c, "/api/hand/confirm", {"tiplu": sc.truth["tiplu"]}, tok)
+        assert r.status_code == 200 and r.get_json()["recorded"] is False, r.get_json()
+        preview = r.get_json()["preview"]
+        assert c.get("/api/ledger").get_json()["hands"] == [] and session.results == []
+        r = post(c, "/api/hand/confirm", {"tiplu": sc.truth["tiplu"], "confirm": True}, tok)
         assert r.status_code == 200, r.get_json()
         result = r.get_json()["result"]
+        assert preview["net"] == result["net"] and preview["winner"] == result["winner"]
         assert result["winner"] == sc.truth["winner"] and result["net"] == sc.truth["net"]
         hand = c.get("/api/ledger").get_json()["hands"][0]
         assert hand["net"] == sc.truth["net"] and hand["result"]["maal"] == sc.truth["maal"]
@@ -530,3 +564,108 @@ def test_real_session_marriage_count_flow(tmp_path):
     finally:
         close_app(app)
         ledger.close()
+
+
+# ---------------------------------------------------------------- host actions that settle money ask first
+def test_marriage_settle_needs_every_seat_counted_and_records_the_count(tmp_path):
+    """A seat with 9 cards and one not scanned: the settle is refused (nothing recorded) until the host
+    enters their maal; what is recorded is what the count shows, and it can be undone."""
+    from tableref.live.events import TableState
+    from tableref.simulate.bots import play_marriage
+
+    sc = play_marriage(7)
+    app, session, ledger = _real_app(tmp_path, "marriage", sc.players)
+    try:
+        c = client_of(app)
+        last = sc.keyframes[-1].table
+        cris, dani = sc.players.index("Cris"), sc.players.index("Dani")
+        short = [list(seat) for seat in last]
+        short[cris] = [m for m in last[cris]][:3]            # 9 cards: not a hand laid down
+        short[dani] = []                                     # not scanned
+        assert sum(len(m) for m in short[cris]) == 9
+        session.feed_state(TableState.from_labels(short, [], 1.0))
+        tok = login(c)
+        body = {"tiplu": sc.truth["tiplu"], "winner": sc.truth["winner"]}
+        for confirm in (False, True):
+            r = post(c, "/api/hand/confirm", {**body, "confirm": confirm}, tok)
+            assert r.status_code == 400 and "Cris, Dani are not counted" in r.get_json()["error"], r.get_json()
+        assert ledger.hands(ledger.current_session()) == []
+        # the host enters Dani's maal (Cris still uncounted): refused again, naming Cris only
+        r = post(c, "/api/hand/confirm", {**body, "maal": {"Dani": sc.truth["maal"]["Dani"]}}, tok)
+        assert r.status_code == 400 and "Cris is not counted" in r.get_json()["error"]
+        r = post(c, "/api/hand/confirm", {**body, "maal": {"Dani": -1}}, tok)
+        assert r.status_code == 400 and r.get_json()["field"] == "maal"
+        # Cris lays all 21 cards down: counted by the camera; Dani's maal as entered by the host
+        session.feed_state(TableState.from_labels([*short[:cris], last[cris], *short[cris + 1:]], [], 2.0))
+        entered = {"Dani": sc.truth["maal"]["Dani"]}
+        r = post(c, "/api/hand/confirm", {**body, "maal": entered, "seen": {"Dani": sc.truth["seen"]["Dani"]}}, tok)
+        assert r.status_code == 200 and r.get_json()["recorded"] is False
+        preview = r.get_json()["preview"]
+        assert preview["maal"] == sc.truth["maal"] and preview["net"] == sc.truth["net"]
+        assert ledger.hands(ledger.current_session()) == []
+        r = post(c, "/api/hand/confirm", {**body, "maal": entered, "seen": {"Dani": sc.truth["seen"]["Dani"]},
+                                          "confirm": True}, tok)
+        assert r.status_code == 200, r.get_json()
+        hand = c.get("/api/ledger").get_json()["hands"][0]
+        assert hand["net"] == preview["net"] == sc.truth["net"]
+        assert hand["result"]["details"]["maal_entered_by_host"] == entered
+        r = post(c, "/api/undo", {"why": "counted wrong"}, tok)
+        assert r.status_code == 200
+        data = c.get("/api/ledger").get_json()
+        assert data["hands"][0]["undone"] and set(data["money"].values()) == {"0.00"}
+    finally:
+        close_app(app)
+        ledger.close()
+
+
+def test_desmoche_confirm_with_nothing_decided_asks_and_can_be_undone(tmp_path):
+    """The issue's empty table: 'Confirm the hand' shows 'no winner, each antes, the pot carries' and
+    records nothing until confirmed; once recorded it can be undone, and the table's pot follows."""
+    app, session, ledger = _real_app(tmp_path, "desmoche", ["Ana", "Beto", "Cris", "Dani"])
+    try:
+        c = client_of(app)
+        tok = login(c)
+        r = post(c, "/api/hand/confirm", {}, tok)
+        assert r.status_code == 200 and r.get_json()["recorded"] is False
+        preview = r.get_json()["preview"]
+        assert preview["winner"] is None and preview["net"] == {"Ana": -1, "Beto": -1, "Cris": -1, "Dani": -1}
+        assert preview["pot_carried_out"] == 4 and "no winner" in preview["text"]
+        assert session.results == [] and session.hand.result is None and session.pot == 0  # nothing changed
+        r = post(c, "/api/hand/confirm", {"confirm": True}, tok)
+        assert r.status_code == 200 and r.get_json()["result"]["net"] == preview["net"]
+        data = c.get("/api/ledger").get_json()
+        assert data["pot"]["points"] == 4 and data["pot"]["money"] == "4.00" and session.pot == 4
+        assert data["transfers"] == []  # the pot is no payer: with it paid back nobody owes anything
+        assert data["pot"]["return"] == {"Ana": "1.00", "Beto": "1.00", "Cris": "1.00", "Dani": "1.00"}
+        r = post(c, "/api/undo", {"why": "nobody played"}, tok)
+        assert r.status_code == 200
+        data = c.get("/api/ledger").get_json()
+        assert data["pot"]["points"] == 0 and session.pot == 0 and set(data["money"].values()) == {"0.00"}
+    finally:
+        close_app(app)
+        ledger.close()
+
+
+def test_point_value_change_settles_per_hand_money_and_new_session_pays_the_pot_back(table):
+    app, session, ledger = table
+    c = client_of(app)
+    tok = login(c)
+    r = post(c, "/api/setup", {"point_value": 0.125}, tok)
+    assert r.status_code == 400 and r.get_json()["field"] == "point_value" and "cents" in r.get_json()["error"]
+    nets = {"Ana": 9, "Beto": -3, "Cris": -3, "Dani": -3}
+    session.decide({"type": "hand_end", "game": "desmoche", "winner": "Ana", "net": nets})  # at 1.00
+    assert post(c, "/api/setup", {"point_value": "0,5"}, tok).status_code == 200
+    session.decide({"type": "hand_end", "game": "desmoche", "winner": "Ana", "net": nets})  # at 0.50
+    session.decide({"type": "hand_end", "game": "desmoche", "winner": None, "pot_carried_out": 4,
+                    "net": {"Ana": -1, "Beto": -1, "Cris": -1, "Dani": -1}})
+    data = c.get("/api/ledger").get_json()
+    assert data["money"] == {"Ana": "13.00", "Beto": "-5.00", "Cris": "-5.00", "Dani": "-5.00"}
+    assert data["pot"]["money"] == "2.00" and data["point_value"] == "0.50"
+    assert sum(t["cents"] for t in data["transfers"] if t["to"] == "Ana") == 1350  # 13.00 + her 0.50 back
+    assert data["settle"]["Ana"] == "13.50"
+    csv_text = c.get("/api/ledger.csv").get_data(as_text=True)
+    assert ",money,,,,,,,13.00,-5.00,-5.00,-5.00,2.00,," in csv_text
+    r = post(c, "/api/session/new", {"why": "next evening"}, tok)
+    assert r.status_code == 200 and session.pot == 0
+    old = ledger.summary(ledger.sessions()[-2]["id"])
+    assert old["money"] == data["settle"] and old["pot"]["points"] == 0

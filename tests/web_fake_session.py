@@ -26,6 +26,7 @@ class FakeSession:
         self._subs: list[queue.Queue] = []
         self._lock = threading.Lock()
         self.on_hand_end = None
+        self.pot = 0
         self.jpeg = b"\xff\xd8\xff\xe0fakejpeg\xff\xd9"
 
     # -- contract
@@ -108,12 +109,21 @@ class FakeSession:
             self.on_hand_end(result)
         self.hand_no += 1
 
-    def finish_hand(self, **host_input):
-        self.finished.append(host_input)
+    def _settle(self, host_input):
         winner = host_input.get("winner") or self.players[0]
         others = [p for p in self.players if p != winner]
         net = {winner: 3 * len(others), **{p: -3 for p in others}}
-        result = {"type": "hand_end", "game": self.game, "winner": winner, "net": net,
-                  "items": [{"item": "win", "player": winner, "points": 3 * len(others)}], "details": host_input}
+        return {"type": "hand_end", "game": self.game, "winner": winner, "net": net,
+                "items": [{"item": "win", "player": winner, "points": 3 * len(others)}], "details": host_input}
+
+    def preview_hand(self, **host_input):
+        return self._settle(host_input)
+
+    def finish_hand(self, **host_input):
+        self.finished.append(host_input)
+        result = self._settle(host_input)
         self.decide(result)
         return result
+
+    def set_pot(self, points):
+        self.pot = points

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, request, session as cookie
 
+from tableref.ledger.money import point_value_cents
 from tableref.referee.cards import parse_card
 from tableref.referee.errors import RefereeError
 
@@ -79,6 +80,7 @@ def state():
         "table": localize_table(c.snapshot(), pick_language()),  # with "say" texts in the page's language
         "setup": c.setup(),
         "ledger": {**c.service.ledger_view(), "balances": c.ledger.balances(c.session_id),
+                   "money": c.ledger.money(c.session_id), "pot": c.ledger.pot(c.session_id),
                    "hands": c.ledger.hand_count(c.session_id), "error": c.last_ledger_error},
         "host": is_host(),
     })
@@ -166,6 +168,7 @@ def setup():
     with c.lock:
         why = why_of(data) or "setup"
         clean = validate_setup({k: v for k, v in data.items() if k != "why"}, c.setup())
+        point_value_cents(clean.get("point_value", 0))  # whole cents, checked before the table changes
         session_call("the table could not be set up: ", c.service.apply_setup, clean, why=why, **_who())
     _changed("setup", setup=clean)
     return jsonify({"ok": True, "setup": clean})
@@ -191,8 +194,9 @@ def new_session():
     c = ctx()
     data = body()
     with c.lock:
-        c.service.new_session(why=why_of(data), **_who())
-    _changed("session", session_id=c.session_id)
+        old = c.session_id
+        c.service.new_session(why=why_of(data), **_who())  # the old pot went back: the table carries none
+    _changed("session", session_id=c.session_id, closed=old)
     return jsonify({"ok": True, "session_id": c.session_id})
 
 
@@ -223,16 +227,39 @@ def correct_card():
     return jsonify({"ok": True, "result": result})
 
 
-FINISH_KEYS = {"winner", "seen", "tiplu", "exposed", "confirm", "why"}
+def _players(c) -> list[str]:
+    """Everyone who may be named in a hand: the table's players and those of the ledger session."""
+    names = list(c.snapshot().get("players") or c.setup().get("players") or [])
+    return names + [p for p in c.ledger.players(c.session_id) if p not in names]
+
+
+def _known_players(c, data: dict) -> None:
+    """Refuse a winner or a net naming someone who is not a player (a typo must not open an account)."""
+    players = _players(c)
+    w = data.get("winner")
+    if w is not None and w not in players:
+        raise SetupError(f"'winner' {w!r} is not a player of this session ({', '.join(players)})", "winner")
+    net = data.get("net")
+    if isinstance(net, dict):
+        for p in net:
+            if p not in players:
+                raise SetupError(f"{p!r} is not a player of this session ({', '.join(players)})", f"net.{p}")
+
+
+FINISH_KEYS = {"winner", "seen", "tiplu", "exposed", "maal", "confirm", "why"}
 
 
 @api.post("/hand/confirm")
 @host_required
 def confirm_hand():
-    """End the hand with what the camera cannot see.
+    """End the hand with what the camera cannot see; the host is asked first.
 
-    Marriage: ``tiplu``, ``winner``, ``seen`` {player: bool}, ``exposed`` {player: [[cards], ...]};
-    Desmoche: ``winner`` (or null: no winner) or just ``confirm``.
+    Marriage: ``tiplu``, ``winner``, ``seen`` {player: bool}, ``exposed`` {player: [[cards], ...]},
+    ``maal`` {player: points} for a seat the camera cannot count (every seat must be counted);
+    Desmoche: ``winner`` (or null: no winner).
+    Without ``"confirm": true`` nothing is recorded: the answer's ``preview`` is what would be
+    recorded (winner, nets, items), for the page to show and ask. With it the hand is settled
+    and recorded (undo it with ``/api/undo``).
     """
     c = ctx()
     data = body()
@@ -261,11 +288,22 @@ def confirm_hand():
         if not isinstance(exposed, dict) or any(p not in players or not isinstance(v, list) for p, v in exposed.items()):
             raise SetupError("'exposed' must map player names to lists of tunnelas (lists of cards)", "exposed")
         host_input["exposed"] = exposed
-    if "confirm" in data:
-        host_input["confirm"] = bool(data["confirm"])
+    if "maal" in data:
+        maal = data["maal"]
+        if not isinstance(maal, dict) or any(p not in players or isinstance(v, bool) or not isinstance(v, int)
+                                             or not 0 <= v <= 10_000 for p, v in maal.items()):
+            raise SetupError("'maal' must map player names to whole numbers of points, 0 or more", "maal")
+        host_input["maal"] = maal
+    confirm = data.get("confirm", False)
+    if not isinstance(confirm, bool):
+        raise SetupError("'confirm' must be true (record the hand) or false (only show what would be recorded)",
+                         "confirm")
     with c.lock:
+        if not confirm:
+            preview = session_call("", c.service.preview_hand, **host_input)
+            return jsonify({"ok": True, "recorded": False, "preview": preview})
         result = session_call("", c.service.finish_hand, **host_input)
-    return jsonify({"ok": True, "result": result, "ledger_error": c.last_ledger_error})
+    return jsonify({"ok": True, "recorded": True, "result": result, "ledger_error": c.last_ledger_error})
 
 
 @api.post("/hand/correct")
@@ -277,6 +315,7 @@ def correct_hand():
     hid = data.get("hand_id")
     if isinstance(hid, bool) or not isinstance(hid, int):
         raise SetupError("'hand_id' must be the id of a recorded hand (see /api/ledger)", "hand_id")
+    _known_players(c, {"net": data.get("net")})
     with c.lock:
         entry = c.ledger.correct_hand(c.session_id, hid, data.get("net"), why=why_of(data, required=True), **_who())
     _changed("hand_correction", entry_id=entry)
@@ -292,6 +331,7 @@ def manual_hand():
     unknown = sorted(set(data) - {"winner", "net", "items", "why", "game"})
     if unknown:
         raise SetupError(f"unknown field '{unknown[0]}'", unknown[0])
+    _known_players(c, data)
     result = {"type": "hand_end", "game": data.get("game") or c.setup().get("game"), "winner": data.get("winner"),
               "net": data.get("net"), "items": data.get("items") or [], "details": {"entered_by_host": True}}
     with c.lock:
@@ -312,5 +352,6 @@ def undo():
         raise SetupError("'entry_id' must be the id of a ledger entry (see /api/ledger)", "entry_id")
     with c.lock:
         entry = c.ledger.undo(c.session_id, eid, why=why_of(data, required=True), **_who())
+        c.service.sync_pot()  # an undone hand takes its pot flow back: the table carries what the ledger holds
     _changed("undo", entry_id=entry)
     return jsonify({"ok": True, "entry_id": entry, "balances": c.ledger.balances(c.session_id)})

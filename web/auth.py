@@ -7,9 +7,14 @@
   route that changes state is wrapped in :func:`host_required` (CSRF first, then
   the host check), so no request without the PIN can change the table or the
   ledger.
-* Wrong PINs are throttled per client address (default 5 per minute) and for
-  all clients together (default 30 per minute, against guessing from many
-  addresses); over the limit the answer is 429 with ``Retry-After``.
+* Wrong PINs are throttled per client address: after 5 wrong PINs within a
+  minute that address gets 429 with ``Retry-After`` until the oldest of them is
+  a minute old -- even for the right PIN, so guessing from it gains nothing.
+  Wrong PINs from one address never lock out another: the host's phone logs in
+  whatever a guesser elsewhere does. Against guessing from many addresses, once
+  30 wrong PINs came within a minute from all addresses together, an address
+  that has itself given a wrong PIN within the minute waits too; an address
+  without one is never held back.
 """
 from __future__ import annotations
 
@@ -95,7 +100,11 @@ def host_required(view):
 
 
 class PinThrottle:
-    """Sliding-window limit on failed PIN attempts, per client and overall."""
+    """Sliding-window limit on failed PIN attempts per client address (see the module docstring).
+
+    ``overall`` wrong PINs within the window from all addresses together hold
+    back only the addresses that have failed themselves within it.
+    """
 
     def __init__(self, per_client: int = 5, overall: int = 30, window_s: float = 60.0, clock=time.monotonic):
         self.per_client = per_client
@@ -120,7 +129,7 @@ class PinThrottle:
             waits = []
             if len(q) >= self.per_client:
                 waits.append(self.window - (now - q[0]))
-            if len(self._all) >= self.overall:
+            if q and len(self._all) >= self.overall:
                 waits.append(self.window - (now - self._all[0]))
             if not q:
                 self._fails.pop(client, None)

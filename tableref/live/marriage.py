@@ -52,6 +52,7 @@ class MarriageLiveHand:
         self.host_seen: dict[str, bool] = {}
         self.host_winner: str | None = None
         self.host_exposed: dict[str, list[list[str]]] = {}
+        self.host_maal: dict[str, int] = {}            # maal the host entered for a seat the camera cannot count
         self.analyses: dict[str, object] = {}
         self._keys: dict[str, tuple] = {}
         self.result: dict | None = None
@@ -183,7 +184,7 @@ class MarriageLiveHand:
                 scores.append(PlayerScore(p, int(a.maal_counted), seen=bool(seen)))
             else:
                 seen = self.host_seen.get(p, False)
-                scores.append(PlayerScore(p, 0, seen=bool(seen)))
+                scores.append(PlayerScore(p, int(self.host_maal.get(p, 0)), seen=bool(seen)))
         if winner in self.analyses:
             wa = self.analyses[winner][0]
             dublee_win = wa.finish_by == "dublees"
@@ -201,7 +202,9 @@ class MarriageLiveHand:
         details = {
             "tiplu": self.tiplu,
             "dublee_win": dublee_win,
-            "maal": {p: int(self.analyses[p][0].maal_counted) if p in self.analyses else 0 for p in self.players},
+            "maal": {p: int(self.analyses[p][0].maal_counted) if p in self.analyses else int(self.host_maal.get(p, 0))
+                     for p in self.players},
+            "maal_entered_by_host": {p: v for p, v in self.host_maal.items() if p not in self.analyses},
             "seen": {p: bool(self.analyses[p][1]) if p in self.analyses else bool(self.host_seen.get(p, False))
                      for p in self.players},
             "melds": {p: [[str(c) for c in m] for m in self.analyses[p][0].melds] for p in self.analyses},
@@ -219,8 +222,10 @@ class MarriageLiveHand:
 
     # ------------------------------------------------------------------ host
     def finish(self, tiplu: str | None = None, winner: str | None = None, seen: dict | None = None,
-               exposed: dict | None = None, **_ignored) -> dict:
-        """The host confirms the count: tiplu, winner, seen/unseen, exposed tunnelas."""
+               exposed: dict | None = None, maal: dict | None = None, **_ignored) -> dict:
+        """The host confirms the count: tiplu, winner, seen/unseen, exposed tunnelas, and the maal of
+        a seat the camera could not count. Every seat must be counted (its 21 cards read, or its
+        maal entered by the host): nothing is settled on a guess."""
         from tableref.referee.cards import parse_card
 
         if self.result is not None:
@@ -241,6 +246,13 @@ class MarriageLiveHand:
                 if p not in self.players:
                     raise RefereeError(f"unknown player {p!r}", f"exposed.{p}")
                 self.host_exposed[p] = [[str(parse_card(c)) for c in tt] for tt in ts]
+        if maal:
+            for p, v in maal.items():
+                if p not in self.players:
+                    raise RefereeError(f"unknown player {p!r}", f"maal.{p}")
+                if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                    raise RefereeError(f"{p}'s maal must be a whole number of points, 0 or more", f"maal.{p}")
+                self.host_maal[p] = v
         if self.host_tiplu:
             self.tiplu = self.host_tiplu
         t = max(self.state.t, self.count_state.t if self.count_state is not None else 0.0)
@@ -256,6 +268,11 @@ class MarriageLiveHand:
                     f"{' and '.join(cands)} both show a finished hand" if cands else
                     "no laid-down hand shows seven combinations"), "winner")
             w = cands[0]
+        missing = [p for p in self.players if p not in self.analyses and p not in self.host_maal]
+        if missing:
+            raise RefereeError(", ".join(missing) + (" is" if len(missing) == 1 else " are")
+                               + " not counted: lay the 21 cards face up in the seat zone, or enter the maal",
+                               "maal")
         if w in self.analyses and not self.analyses[w][1]:
             self.host_seen[w] = True
             self._keys.clear()

@@ -416,6 +416,31 @@ class TableSession:
                 self._emit_all([dict(result)])
             return dict(result)
 
+    def preview_hand(self, **host_input) -> dict:
+        """What :meth:`finish_hand` with ``host_input`` would record, without recording anything
+        (the host is shown it and asked first). ``already_recorded`` when the hand is decided."""
+        import copy
+
+        with self._lock:
+            if self._waiting_clear and self._results:
+                return {**self._results[-1], "already_recorded": True}
+            if self.hand.result is not None:
+                return {**self.hand.result, "already_recorded": True}
+            hand = copy.deepcopy(self.hand)
+        try:
+            return dict(hand.finish(**host_input))
+        except RefereeError as exc:
+            raise SessionError(exc.message) from None
+
+    def set_pot(self, points: int) -> None:
+        """The pot the ledger holds (after an undo, or a new ledger session that paid it back):
+        the hand in progress and the next ones carry this much in."""
+        with self._lock:
+            self.pot = int(points)
+            if self.game == "desmoche" and self.hand.result is None:
+                self.hand.pot_carried = self.pot
+                self.hand.referee.pot_carried = self.pot
+
     # ------------------------------------------------------------------ the camera loop
     def _ensure_tracker(self, frame_size):
         if self._tracker is None:

@@ -70,6 +70,7 @@ class TableService:
         self.session_id = int(session_id)
         session.on_hand_end = self.record_hand
         self.sync_hand_numbers()
+        self.sync_pot()
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -187,6 +188,13 @@ class TableService:
         by hand, a new setup or a new ledger session)."""
         self.session.number_hands_from(self.ledger.hand_count(self.session_id) + 1)
 
+    def sync_pot(self) -> None:
+        """The live session carries the pot the ledger holds (after a restart, an undo, a new ledger
+        session whose close paid the old pot back), so the ledger and the table never disagree on it."""
+        set_pot = getattr(self.session, "set_pot", None)
+        if set_pot is not None:
+            set_pot(self.ledger.pot(self.session_id)["points"])
+
     def record_hand(self, result: dict) -> dict | None:
         """Record one decided hand (the live session's ``on_hand_end``); returns the stored hand.
 
@@ -232,6 +240,7 @@ class TableService:
         with self.lock:
             self.session_id = self.ledger.open_session(self.setup(), why=why, who=who, client=client)
             self.sync_hand_numbers()
+            self.sync_pot()     # the old session's pot went back to those who put it in
         return self.session_id
 
     def correct_card(self, track_id: int, card: str | None, *, why: str = "", who: str = "host",
@@ -245,6 +254,11 @@ class TableService:
                                                                  "result": result},
                                                why=why or "camera misread", who=who, client=client)
         return result
+
+    def preview_hand(self, **host_input) -> dict:
+        """What :meth:`finish_hand` would record, recording nothing (the host is asked first)."""
+        with self.lock:
+            return self.session.preview_hand(**host_input)
 
     def finish_hand(self, **host_input) -> dict:
         """Close the hand in progress with what the camera cannot see (see the live session)."""
