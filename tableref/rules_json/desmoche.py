@@ -42,6 +42,8 @@ points}, "players": [{"name", "ante", "table_cards", "bonuses_paid",
 """
 from __future__ import annotations
 
+import math
+
 from tableref.referee.cards import parse_cards
 from tableref.referee.desmoche.autowin import autowins, explain, resolve, tiebreak_key
 from tableref.referee.desmoche.melds import check_duplicates, check_table
@@ -50,6 +52,7 @@ from tableref.referee.desmoche.settings import desmoche_settings
 from tableref.referee.desmoche.settle import SideGame, settle_hand
 from tableref.referee.desmoche.side_games import side_games_of
 from tableref.referee.errors import RefereeError
+from tableref.rules_json.jsonio import capitals
 
 HAND_CARDS = 9
 KNOWN_FIELDS = {
@@ -71,6 +74,7 @@ def _with_warnings(kind, request, response):
 def _nine(value, field):
     if value is None:
         raise RefereeError(f"'{field}' is missing: give the {HAND_CARDS} cards of the hand", field)
+    capitals(value, field)
     cards = parse_cards(value, field)
     if len(cards) != HAND_CARDS:
         raise RefereeError(f"a Desmoche hand has {HAND_CARDS} cards, got {len(cards)}", field)
@@ -149,6 +153,10 @@ def _melds(value, field):
     for i, m in enumerate(value):
         if not isinstance(m, list):
             raise RefereeError("each meld must be a list of cards in the order laid", f"{field}[{i}]")
+        if not m:
+            raise RefereeError("an empty meld: a meld is 3 or more cards laid together (leave it out)",
+                               f"{field}[{i}]")
+        capitals(m, f"{field}[{i}]")
         out.append(parse_cards(m, f"{field}[{i}]"))
     return out
 
@@ -165,10 +173,13 @@ def handle_melds(request: dict) -> dict:
     return _with_warnings("melds", request, check_table(melds, settings).to_json())
 
 
-def _points(request, key, default):
+MAX_POINTS = 10**9
+
+
+def _points(request, key, default, field=None):
     v = request.get(key, default)
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
-        raise RefereeError(f"{key} must be a number of points, 0 or more, got {v!r}", key)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0 <= v <= MAX_POINTS:
+        raise RefereeError(f"{key} must be a number of points from 0 to {MAX_POINTS}, got {v!r}", field or key)
     return v
 
 
@@ -216,7 +227,8 @@ def handle_settle(request: dict) -> dict:
         players = sg.get("players", names)
         if not isinstance(players, list) or len(set(players)) != len(players):
             raise RefereeError("side game players must be a list of different names", f"side_games[{i}].players")
-        side.append(SideGame(sg["game"], players, sg.get("stake", stake), sg.get("winner")))
+        sg_stake = _points(sg, "stake", stake, f"side_games[{i}].stake")
+        side.append(SideGame(sg["game"], players, sg_stake, sg.get("winner")))
     winner = request.get("winner")
     s = settle_hand(names, winner=winner, stake=stake, pot_carried=pot, melds=melds,
                     autowin=request.get("autowin"), side_games=side, dealt=dealt, dealer=dealer,

@@ -11,6 +11,7 @@ from tableref.referee.cards import parse_card, parse_cards
 from tableref.referee.errors import RefereeError
 from tableref.referee.marriage import PlayerScore, analyse_hand, build_rules, count_maal, settle
 from tableref.referee.marriage.analysis import check_hand_cards, parse_tunnelas
+from tableref.rules_json.jsonio import capitals
 
 
 def _bool(request: dict, key: str, default: bool, field: str | None = None) -> bool:
@@ -25,6 +26,8 @@ def hand(request: dict) -> dict:
         raise RefereeError("the request needs the 'tiplu' (e.g. \"JC\")", "tiplu")
     if "cards" not in request:
         raise RefereeError("the request needs 'cards' (the 21 or 22 cards of the hand)", "cards")
+    for key in ("tiplu", "cards", "exposed_tunnelas"):
+        capitals(request.get(key), key)
     rules = build_rules(request.get("rules"))
     seen = _bool(request, "seen", True)
     analysis = analyse_hand(request["tiplu"], request["cards"], request.get("exposed_tunnelas") or (),
@@ -61,6 +64,8 @@ def _player(i: int, item, tiplu, rules, n_players: int) -> tuple[PlayerScore, di
     if "hand" in item or "exposed_tunnelas" in item:
         if tiplu is None:
             raise RefereeError("to count maal from a player's cards the request needs the 'tiplu'", "tiplu")
+        capitals(item.get("hand"), f"{field}.hand")
+        capitals(item.get("exposed_tunnelas"), f"{field}.exposed_tunnelas")
         cards = parse_cards(item.get("hand") or [], f"{field}.hand")
         tunnelas = parse_tunnelas(item.get("exposed_tunnelas"), f"{field}.exposed_tunnelas")
         held = _held_cards(cards, tunnelas, f"{field}.hand")
@@ -96,6 +101,7 @@ def settle_request(request: dict) -> dict:
     winner = request.get("winner")
     if not isinstance(winner, str):
         raise RefereeError("'winner' must be the name of the player who ended the hand", "winner")
+    capitals(request.get("tiplu"), "tiplu")
     tiplu = parse_card(request["tiplu"], "tiplu") if request.get("tiplu") is not None else None
     scores, extras = [], []
     for i, item in enumerate(players):
