@@ -176,8 +176,11 @@ def test_live_page_login_correct_and_scoreboard(server, browser):
     page.click("#correct-submit")
     page.wait_for_selector(f".card[data-track-id='{track}'][data-card='{was}']", timeout=15_000)
 
-    # End the hand (the host confirms what the table shows); the referee settles it.
+    # End the hand (the host confirms what the table shows): the page shows what will be recorded
+    # and asks first; the referee settles it.
     page.click("#confirm-hand")
+    page.wait_for_selector("#ask-dialog[open]", timeout=15_000)
+    page.click("#ask-ok")
     deadline = time.time() + 30
     ledger = {}
     while time.time() < deadline:
@@ -203,7 +206,7 @@ def test_live_page_login_correct_and_scoreboard(server, browser):
         assert int(cell.replace("+", "") or 0) == points, (player, cell, points)
     balances = {el.get_attribute("data-player"): int(el.locator(".points").inner_text().replace("+", ""))
                 for el in page.locator(".balance").all()}
-    assert balances == ledger["balances"] and sum(balances.values()) == 0
+    assert balances == ledger["balances"] and sum(balances.values()) + ledger["pot"]["points"] == 0
     journal = page.inner_text("#journal")
     assert "card corrected" in journal and "Rosa" in journal and "browser test" in journal
     assert not errors, errors

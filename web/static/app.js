@@ -61,6 +61,39 @@ function toast(text, bad) {
   toast.timer = setTimeout(() => { t.hidden = true; }, 4000);
 }
 
+// Ask the host before money is settled: a dialog with what will be recorded; resolves true or false.
+function ask(title, lines, okText) {
+  return new Promise((resolve) => {
+    const d = el("dialog", { id: "ask-dialog" },
+      el("form", { method: "dialog" }, el("h2", {}, title),
+        el("ul", { class: "ask-lines" }, lines.map((l) => el("li", {}, l))),
+        el("div", { class: "buttons" },
+          el("button", { type: "button", id: "ask-cancel", onclick: () => d.close("no") }, T("cancel")),
+          el("button", { type: "submit", class: "primary", id: "ask-ok", value: "yes" }, okText || T("record")))));
+    d.addEventListener("close", () => { resolve(d.returnValue === "yes"); d.remove(); });
+    document.body.append(d);
+    d.showModal();
+  });
+}
+
+// What a hand's preview will record, one line each: the verdict, every item, the pot.
+function previewLines(p) {
+  const lines = [p.text || ((p.winner || T("no_winner")) + ": " + Object.entries(p.net || {}).map(([n, v]) => n + " " + signed(v)).join(", "))];
+  for (const it of p.items || []) lines.push(it.text || (TK("item_", it.item) + (it.player ? " " + it.player : "") + " " + signed(it.points)));
+  if (p.pot_carried_out) lines.push(T("no_winner") + " " + T("pot") + " " + p.pot_carried_out);
+  return lines;
+}
+
+// Ask with the preview, then record: POST body without, then with, "confirm".
+async function confirmHand(body) {
+  const r = await post("/api/hand/confirm", body);
+  if (!r.ok) return r;
+  const p = r.data.preview || {};
+  if (p.already_recorded) { toast(T("already_recorded")); return r; }
+  if (!(await ask(T("ask_record"), previewLines(p)))) return { ok: false, cancelled: true, data: {} };
+  return post("/api/hand/confirm", Object.assign({}, body, { confirm: true }));
+}
+
 function showError(node, data) {
   if (!node) return;
   node.textContent = (data && data.error) || T("error");
@@ -221,8 +254,8 @@ function initLive() {
   setInterval(refresh, 5000);  // camera status and fps even when nothing happens
   const confirm = $("#confirm-hand");
   if (confirm) confirm.addEventListener("click", async () => {
-    const r = await post("/api/hand/confirm", { confirm: true });
-    if (r.ok) toast(T("hand_confirmed")); else toast(r.data.error, true);
+    const r = await confirmHand({});
+    if (r.ok) { if (r.data.recorded) toast(T("hand_confirmed")); } else if (!r.cancelled) toast(r.data.error, true);
     refresh();
   });
   const form = $("#correct-form");
@@ -251,18 +284,27 @@ function openCorrection(trackId, card) {
 }
 
 // ------------------------------------------------------------------ scoreboard
-function signed(v) { return (v > 0 ? "+" : "") + v; }
+function signed(v) { return (Number(v) > 0 ? "+" : "") + v; }
+// money arrives as decimal text ("12.50"): shown as it is, never through a binary float
+function moneyText(v) { return v === undefined || v === null ? "0.00" : String(v); }
+function sign(v) { const s = String(v || "0"); return s.startsWith("-") ? "neg" : /[1-9]/.test(s) ? "pos" : ""; }
 
 function renderScoreboard(data) {
   const players = data.session.players || [];
-  const bal = data.balances || {}, money = data.money || {};
-  const shown = players.concat(bal["(pot)"] ? ["(pot)"] : []);
-  $("#balances").replaceChildren(...shown.map((p) => el("div", { class: "balance " + (bal[p] > 0 ? "pos" : bal[p] < 0 ? "neg" : "") , dataset: { player: p } },
+  const bal = data.balances || {}, money = data.money || {}, pot = data.pot || {};
+  $("#balances").replaceChildren(...players.map((p) => el("div", { class: "balance " + sign(money[p]), dataset: { player: p } },
     el("span", { class: "name" }, p), el("b", { class: "points" }, signed(bal[p] || 0)),
-    el("span", { class: "money" }, (money[p] || 0).toFixed(2)))));
+    el("span", { class: "money" }, moneyText(money[p])))));
+  const potBox = $("#pot");
+  const back = Object.entries(pot.return || {}).filter(([, v]) => /[1-9]/.test(v));
+  potBox.hidden = !(pot.points || /[1-9]/.test(pot.money || "0"));
+  potBox.replaceChildren(el("span", { class: "name" }, T("pot_table")), " ",
+    el("b", { class: "points" }, String(pot.points || 0) + " " + T("points")), " ",
+    el("span", { class: "money" }, moneyText(pot.money)),
+    back.length ? el("p", { class: "hint pot-return" }, T("pot_return") + " " + back.map(([p, v]) => p + " " + v).join(", ")) : null);
   const tr = data.transfers || [];
-  $("#transfers").replaceChildren(...(tr.length ? tr.map((t) => el("li", { class: "transfer" },
-    el("b", {}, t.from), " → ", el("b", {}, t.to), ": " + t.points + " " + T("points") + " = " + t.money.toFixed(2)))
+  $("#transfers").replaceChildren(...(tr.length ? tr.map((t) => el("li", { class: "transfer", dataset: { from: t.from, to: t.to } },
+    el("b", {}, t.from), " → ", el("b", {}, t.to), ": ", el("span", { class: "money" }, moneyText(t.money))))
     : [el("li", { class: "hint" }, T("all_square"))]));
   const table = $("#hands");
   table.tHead.replaceChildren(el("tr", {}, el("th", {}, "#"), el("th", {}, T("winner")),
@@ -271,7 +313,7 @@ function renderScoreboard(data) {
   for (const h of data.hands || []) {
     const cls = "hand" + (h.undone ? " undone" : "") + (h.corrected ? " corrected" : "");
     rows.push(el("tr", { class: cls, dataset: { handNo: String(h.hand_no), handId: String(h.id) } },
-      el("td", {}, String(h.hand_no)),
+      el("td", {}, String(h.hand_no), el("small", { class: "point-value hint" }, " × " + h.point_value)),
       el("td", {}, h.winner || "–", h.undone ? el("small", { class: "tag" }, " " + T("undone")) : null,
         h.corrected ? el("small", { class: "tag" }, " " + T("corrected_tag")) : null),
       players.map((p) => el("td", { class: "num", dataset: { player: p } },
@@ -464,7 +506,9 @@ function renderCount(state) {
   const cands = table.winner_candidates || [];
   const prev = {};
   box.querySelectorAll("[data-player]").forEach((n) => {
-    prev[n.dataset.player] = { seen: $(".seen", n).checked, winner: $(".winner-pick", n).checked, touched: n.dataset.touched === "yes" };
+    const m = $(".host-maal", n);
+    prev[n.dataset.player] = { seen: $(".seen", n).checked, winner: $(".winner-pick", n).checked, touched: n.dataset.touched === "yes",
+                               maal: m && m.value !== "" ? m.value : undefined };
   });
   box.replaceChildren(...(table.seats || []).map((s) => {
     const count = s.count || null;
@@ -483,6 +527,8 @@ function renderCount(state) {
         count.maal_paid !== count.maal ? el("span", { class: "hint" }, " (" + T("maal_paid") + " " + count.maal_paid + ")") : null,
         items.length ? el("ul", {}, items.map((it) => el("li", {}, TK("item_", it.item) + " ", (it.cards || []).map((c) => cardNode(c)), " = " + it.points))) : null) : null,
       count ? el("p", { class: "hint" }, count.can_finish ? T("can_finish") : T("cannot_finish")) : null,
+      count ? null : el("label", {}, T("maal_by_host") + " ", el("input", { type: "number", min: "0", step: "1",
+        class: "host-maal", dataset: { player: s.player }, value: p.maal !== undefined ? p.maal : "" })),
       el("label", {}, el("input", { type: "checkbox", class: "seen", checked: seen }), " " + T("seen_joker")),
       el("label", {}, el("input", { type: "radio", name: "winner", class: "winner-pick", value: s.player, checked: isWinner }), " " + T("ended_hand")));
     node.addEventListener("change", () => { node.dataset.touched = "yes"; });
@@ -510,11 +556,16 @@ function initCount() {
       seen[n.dataset.player] = $(".seen", n).checked;
       if ($(".winner-pick", n).checked) winner = n.dataset.player;
     });
+    const maal = {};
+    document.querySelectorAll("#count-seats .host-maal").forEach((i) => {
+      if (i.value.trim() !== "") maal[i.dataset.player] = Number(i.value);
+    });
     const body = { seen, winner };
+    if (Object.keys(maal).length) body.maal = maal;
     if ($("#tiplu").value.trim()) body.tiplu = $("#tiplu").value.trim();
     $("#count-error").hidden = true;
-    const r = await post("/api/hand/confirm", body);
-    if (r.ok) { toast(T("settled")); refresh(); } else showError($("#count-error"), r.data);
+    const r = await confirmHand(body);
+    if (r.ok) { if (r.data.recorded) toast(T("settled")); refresh(); } else if (!r.cancelled) showError($("#count-error"), r.data);
   });
 }
 
