@@ -356,11 +356,11 @@ class Ledger:
                                         (session_id,)).fetchone()[0])
                 self._ensure_players(c, session_id, list(net) + ([winner] if winner else []))
                 cur = c.execute(
-                    "INSERT INTO hands (session_id, hand_no, created_at, game, winner, point_value, result_json,"
-                    " external_id) VALUES (?,?,?,?,?,?,?,?)",
-                    (session_id, hand_no, _now(), game, winner, pv / 100, verbatim, external_id))
+                    "INSERT INTO hands (session_id, hand_no, created_at, game, winner, point_value, point_value_cents,"
+                    " result_json, external_id) VALUES (?,?,?,?,?,?,?,?,?)",
+                    # point_value (REAL) only for readers of schema v2; the money uses point_value_cents
+                    (session_id, hand_no, _now(), game, winner, pv / 100, pv, verbatim, external_id))
                 hand_id = int(cur.lastrowid)
-                c.execute("UPDATE hands SET point_value_cents=? WHERE id=?", (pv, hand_id))
                 entry = self._entry(c, session_id, "hand", who, why, hand_id=hand_id,
                                     payload={"hand_no": hand_no, "net": net, "winner": winner}, client=client)
                 pays = {name: (pts, pts * pv) for name, pts in net.items()}
@@ -464,8 +464,7 @@ class Ledger:
                          " GROUP BY player ORDER BY MIN(id)", (hid,)):
             current[p["player"]] = int(p["s"])
             cents[p["player"]] = int(p["m"])
-        pv = row["point_value_cents"]
-        pv = int(pv) if pv is not None else int(round(float(row["point_value"]) * 100))
+        pv = int(row["point_value_cents"])
         items = [{"item": r["item"], "player": r["player"], "points": r["points"], **json.loads(r["detail_json"])}
                  for r in self._q("SELECT * FROM items WHERE hand_id=? ORDER BY id", (hid,))]
         entry = self._hand_entry(hid)

@@ -225,7 +225,8 @@ def handle_settle(request: dict) -> dict:
         if not isinstance(sg, dict) or "game" not in sg:
             raise RefereeError("each side game needs a 'game'", f"side_games[{i}]")
         players = sg.get("players", names)
-        if not isinstance(players, list) or len(set(players)) != len(players):
+        if (not isinstance(players, list) or not all(isinstance(p, str) for p in players)
+                or len(set(players)) != len(players)):
             raise RefereeError("side game players must be a list of different names", f"side_games[{i}].players")
         sg_stake = _points(sg, "stake", stake, f"side_games[{i}].stake")
         side.append(SideGame(sg["game"], players, sg_stake, sg.get("winner")))
