@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from tableref.ledger.store import Ledger, LedgerError
 from tableref.ledger.migrations import LATEST, MIGRATIONS, SchemaError, current_version, migrate
@@ -460,6 +460,13 @@ def _csv_rows(led, sid):
 
 @settings(max_examples=int(os.environ.get("TABLEREF_MONEY_EXAMPLES", "40")), deadline=None)
 @given(st.lists(_op, min_size=1, max_size=14), st.booleans())
+# found by this test: an undo of a correction's undo, and an old undo of a hand undone again, once
+# moved money in a hand that was not in force
+@example([("win", 0, 0, 0), ("correct", 0, 1), ("win", 0, 0, 0), ("undo", 1), ("nowin", 1), ("nowin", 1),
+          ("undo", 0), ("undo", 17)], False)
+@example([("win", 0, 0, 0), ("correct", 0, 1), ("undo", 0), ("win", 0, 0, 0), ("undo", 2), ("win", 0, 0, 0),
+          ("undo", 0), ("undo", 25)], True)
+@example([("nowin", 2), ("pv", "0.5"), ("win", 1, 2, 3), ("nowin", 1), ("pv", "0.05"), ("undo", 1)], True)
 def test_money_agrees_to_the_cent_over_random_histories(tmp_path_factory, ops, close):
     """Point-value changes, Desmoche pots carried and won, corrections, undos (of undos too): the balances,
     the settle-up, the fewest transfers, the JSON summary and the CSV agree to the cent, and each hand's

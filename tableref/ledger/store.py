@@ -560,6 +560,15 @@ class Ledger:
         if target["kind"] == "hand_correction" and self._hand_entry(target["hand_id"]) in undone:
             raise LedgerError(f"entry {entry_id} belongs to a hand that was undone; undo that undo first",
                               "entry_id")
+        if target["kind"] == "undo" and target["hand_id"] is not None:
+            # An undo is undone newest first, hand by hand: then undoing it restores exactly the state
+            # before it (never a correction of a hand that is not in force, nor a hand cancelled twice).
+            later = [int(r["id"]) for r in self._q(
+                "SELECT id FROM entries WHERE hand_id=? AND id>? AND kind IN ('hand','hand_correction','undo')",
+                (target["hand_id"], entry_id)) if int(r["id"]) not in undone]
+            if later:
+                raise LedgerError(f"entry {entry_id} is not the newest change of its hand still in force (entry"
+                                  f" {later[-1]} is): undo that first", "entry_id")
         if target["kind"] == "hand":
             # Undoing a hand cancels it with its corrections: pay back whatever is in force.
             pays = self._q("SELECT player, SUM(points) AS s, SUM(cents) AS m FROM payments WHERE hand_id=?"
