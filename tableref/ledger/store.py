@@ -412,10 +412,13 @@ class Ledger:
             return None
         fifo: list[list] = []  # [player, points] still in the pot, oldest first
         level = 0
-        for h in self.hands(session_id):
-            flow = h["pot"]
+        rows = self._q("SELECT h.id, h.result_json, SUM(p.points) AS flow FROM payments p JOIN hands h"
+                       " ON h.id = p.hand_id WHERE p.session_id=? AND p.player=? GROUP BY h.id ORDER BY h.hand_no",
+                       (session_id, POT))
+        for r in rows:
+            flow = int(r["flow"])
             if flow > 0:
-                for name, pts in _antes(h, flow).items():
+                for name, pts in _antes(json.loads(r["result_json"]), flow).items():
                     fifo.append([name, pts])
                 level += flow
             elif flow < 0:
@@ -720,16 +723,16 @@ class Ledger:
         return buf.getvalue()
 
 
-def _antes(hand: dict, flow: int) -> dict[str, int]:
+def _antes(result: dict, flow: int) -> dict[str, int]:
     """Who put a hand's ``flow`` points into the pot: the settlement's antes, else equal shares."""
-    settlement = ((hand.get("result") or {}).get("details") or {}).get("settlement") or {}
+    settlement = (result.get("details") or {}).get("settlement") or {}
     antes = {}
     for p in settlement.get("players") or []:
         if isinstance(p, dict) and isinstance(p.get("name"), str) and isinstance(p.get("ante"), int):
             antes[p["name"]] = p["ante"]
     if antes and sum(antes.values()) == flow and all(v >= 0 for v in antes.values()):
         return {p: v for p, v in antes.items() if v}
-    return split(flow, {p: 1 for p in hand["net"]})
+    return split(flow, {str(p): 1 for p in result.get("net") or {}})
 
 
 def _check_point_value(setup: dict) -> None:
