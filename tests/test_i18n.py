@@ -62,7 +62,7 @@ def test_keys_used_by_the_pages_exist():
                           "dirty_triplet", "dublee"],
                 "item_": ["win", "pot", "mico", "arriba_del_palo", "color", "pays_winner", "marriage", "tunnela",
                           "tiplu", "poplu", "jhiplu", "alter"],
-                "entry_": ["session_open", "setup", "hand", "hand_correction", "card_correction", "undo",
+                "entry_": ["session_open", "setup", "hand", "hand_correction", "card_correction", "undo", "pot_return",
                            "session_close"],
                 "autowin_": ["peladilla", "cuatro_cuerpos", "color"]}
     missing = [p + v for p, vs in prefixed.items() for v in vs if p + v not in EN]

@@ -21,7 +21,7 @@ from tableref.web.auth import (
     host_required,
     is_host,
 )
-from tableref.web.i18n import localize_table, pick_language
+from tableref.web.i18n import localize_table, pick_language, say_event, translator
 from tableref.web.setup_form import SetupError, all_switches, validate_setup, validate_zones
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -301,6 +301,7 @@ def confirm_hand():
     with c.lock:
         if not confirm:
             preview = session_call("", c.service.preview_hand, **host_input)
+            preview["say"] = say_event({**preview, "type": "hand_end"}, translator(pick_language()))
             return jsonify({"ok": True, "recorded": False, "preview": preview})
         result = session_call("", c.service.finish_hand, **host_input)
     return jsonify({"ok": True, "recorded": True, "result": result, "ledger_error": c.last_ledger_error})

@@ -78,8 +78,9 @@ function ask(title, lines, okText) {
 
 // What a hand's preview will record, one line each: the verdict, every item, the pot.
 function previewLines(p) {
-  const lines = [p.text || ((p.winner || T("no_winner")) + ": " + Object.entries(p.net || {}).map(([n, v]) => n + " " + signed(v)).join(", "))];
-  for (const it of p.items || []) lines.push(it.text || (TK("item_", it.item) + (it.player ? " " + it.player : "") + " " + signed(it.points)));
+  const lines = [p.say || p.text || ((p.winner || T("no_winner")) + ": " + Object.entries(p.net || {}).map(([n, v]) => n + " " + signed(v)).join(", "))];
+  for (const it of p.items || []) lines.push(TK("item_", it.item) + (it.player ? " " + it.player : "") + (it.points !== null && it.points !== undefined ? " " + signed(it.points) : ""));
+  if (p.maal) lines.push(T("maal") + ": " + Object.entries(p.maal).map(([n, v]) => n + " " + v).join(", "));
   if (p.pot_carried_out) lines.push(T("no_winner") + " " + T("pot") + " " + p.pot_carried_out);
   return lines;
 }
