@@ -669,3 +669,27 @@ def test_point_value_change_settles_per_hand_money_and_new_session_pays_the_pot_
     assert r.status_code == 200 and session.pot == 0
     old = ledger.summary(ledger.sessions()[-2]["id"])
     assert old["money"] == data["settle"] and old["pot"]["points"] == 0
+
+
+def test_a_restarted_table_carries_the_pot_the_ledger_holds(tmp_path):
+    """The ledger is the pot's truth: a server restarted on a session with a pot carries exactly it in."""
+    from tableref.live.session import TableSession
+
+    players = ["Ana", "Beto", "Cris"]
+    ledger = Ledger(tmp_path / "real.sqlite3")
+    sid = ledger.open_session({"game": "desmoche", "players": players, "point_value": 1})
+    ledger.commit_hand(sid, {"winner": None, "net": {p: -1 for p in players}, "pot_carried_out": 3})
+    session = TableSession(source="unused", game="desmoche", players=players)
+    app = create_app(session, ledger, pin=PIN)
+    try:
+        assert session.pot == 3 and session.hand.referee.pot_carried == 3
+        c = client_of(app)
+        tok = login(c)
+        r = post(c, "/api/hand/confirm", {}, tok)  # nobody won this one either: 3 carried in + 3 antes
+        assert r.get_json()["preview"]["pot_carried_out"] == 6
+        assert post(c, "/api/session/new", {"why": "next evening"}, tok).status_code == 200
+        assert session.pot == 0 and session.hand.referee.pot_carried == 0
+        assert ledger.money(sid) == {p: "0.00" for p in players}  # the old pot went back
+    finally:
+        close_app(app)
+        ledger.close()

@@ -322,6 +322,12 @@ class DesmocheLiveHand:
         """Desmoche is judged on the tracked table, not on a count scan."""
         return []
 
+    def carry_in(self, points: int) -> None:
+        """The pot this undecided hand takes in: the ledger's (after an undo, or a new ledger session
+        that paid the old pot back), also when the hand is judged again after a correction."""
+        self.pot_carried = self._args["pot_carried"] = int(points)
+        self.referee.pot_carried = self.pot_carried
+
     @property
     def carried_pot(self) -> int:
         """The pot this hand leaves for the next: what an undecided hand carries out."""

@@ -55,6 +55,9 @@ class LiveHand(Protocol):
     def carried_pot(self) -> int:
         """The pot this hand leaves for the next hand (0 for a game without a pot)."""
 
+    def carry_in(self, points: int) -> None:
+        """The pot this undecided hand takes in is ``points`` (the ledger's; nothing for a game without a pot)."""
+
 
 def new_hand(game: Game, players: list[str], *, rules: dict, stake, pot_carried, hand_no: int,
              auto_finish: bool) -> LiveHand:

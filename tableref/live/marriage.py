@@ -37,6 +37,9 @@ class MarriageLiveHand:
     game = "marriage"
     carried_pot = 0                     # Marriage has no pot
 
+    def carry_in(self, points: int) -> None:
+        """Marriage has no pot: nothing to carry in."""
+
     def __init__(self, players: list[str], *, rules=None, stake=1, pot_carried=0, hand_no: int = 1,
                  auto_finish: bool = True):
         from tableref.referee.marriage import build_rules

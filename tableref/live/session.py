@@ -437,9 +437,8 @@ class TableSession:
         the hand in progress and the next ones carry this much in."""
         with self._lock:
             self.pot = int(points)
-            if self.game == "desmoche" and self.hand.result is None:
-                self.hand.pot_carried = self.pot
-                self.hand.referee.pot_carried = self.pot
+            if self.hand.result is None:
+                self.hand.carry_in(self.pot)
 
     # ------------------------------------------------------------------ the camera loop
     def _ensure_tracker(self, frame_size):
