@@ -1,4 +1,5 @@
-"""Frame sources: webcam, video file, folder of images, HTTP MJPEG / JPEG snapshot, RTSP.
+"""Frame sources: webcam, video file, folder of images, HTTP MJPEG / JPEG snapshot, RTSP, and
+frames pushed in by the program itself (``phone``: the web page that makes a phone the camera).
 
 Every source runs a reader thread that keeps only the **newest** frame (older,
 unread frames are dropped and counted), so analysis always works on what the
@@ -43,7 +44,8 @@ import numpy as np
 
 IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 VIDEO_EXTS = (".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mjpeg", ".mjpg")
-STATES = ("connecting", "ok", "reconnecting", "stale", "ended", "error")
+STATES = ("connecting", "ok", "reconnecting", "stale", "lost", "ended", "error")
+PUSH_SPECS = ("phone",)
 
 
 
@@ -546,6 +548,125 @@ class MjpegSource(FrameSource):
 
 
 # ---------------------------------------------------------------------------------------
+# frames pushed in by the program (the phone camera page)
+# ---------------------------------------------------------------------------------------
+class PushSource(FrameSource):
+    """Frames handed in by another part of the program (the web page that makes a phone the camera).
+
+    There is no device to read: :meth:`push` publishes a frame at once and, like every source,
+    only the newest frame is kept (one replaced before it was read counts as dropped).
+    :meth:`wait_taken` lets the pusher wait until the consumer has taken its frame, so the
+    sender goes at the rate the analysis takes frames and no queue grows anywhere. With no
+    frame for ``lost_after`` seconds the status is ``lost`` ("camera lost") until frames come
+    again; the consumer just goes on waiting, nothing is ended.
+    """
+
+    kind = "phone"
+    live = True
+
+    def __init__(self, spec: str = "phone", *, lost_after: float = 3.0, **kw):
+        self.lost_after = lost_after
+        self._taken = 0
+        super().__init__(spec, **kw)
+        self._message = "waiting for the phone: open /camera on it and allow the camera"
+
+    def describe(self) -> str:
+        return "phone camera"
+
+    def start(self) -> "PushSource":
+        return self            # nothing to read: frames come through push()
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stop.set()
+            if self._state not in ("ended", "error"):
+                self._state, self._message = "ended", "phone camera: stopped"
+            self._cond.notify_all()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    @property
+    def ended(self) -> bool:
+        return self._stop.is_set() and self._read_seq >= self._seq
+
+    @property
+    def taken(self) -> int:
+        """Frames the consumer has taken (analysed or skipped by it)."""
+        with self._cond:
+            return self._taken
+
+    @property
+    def status(self) -> SourceStatus:
+        with self._cond:
+            state, msg = self._state, self._message
+            if state == "ok" and self._last_frame_wall is not None:
+                age = time.monotonic() - self._last_frame_wall
+                if age > self.lost_after:
+                    state = "lost"
+                    msg = ("camera lost: no picture from the phone (screen off, page closed or Wi-Fi lost?); "
+                           "the table goes on when it sends again")
+            return SourceStatus(state, msg, self._fps, self._frames, self._dropped, self._reconnects)
+
+    def push(self, image: np.ndarray | None = None, jpeg: bytes | None = None) -> int | None:
+        """Hand in one frame (a BGR image, or JPEG bytes decoded when read). Returns its number
+        (for :meth:`wait_taken`), or None when the source is stopped."""
+        if self._stop.is_set():
+            return None
+        if image is None and jpeg is None:
+            raise ValueError("push() needs an image or JPEG bytes")
+        with self._cond:
+            if self._state == "ok" and self._last_frame_wall is not None and \
+                    time.monotonic() - self._last_frame_wall > self.lost_after:
+                self._reconnects += 1      # the phone is back after a loss
+            frame = Frame(self._live_time(), self._frames, image=image, jpeg=jpeg)
+            self._publish(frame)
+            self._message = "phone camera: receiving frames"
+            return self._seq
+
+    def wait_taken(self, seq: int, timeout: float) -> bool:
+        """Wait until frame ``seq`` (or a newer one) was taken by the consumer; False on time-out,
+        when the source stopped, or when a newer frame replaced it unread."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._read_seq < seq and self._seq == seq and not self._stop.is_set():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._cond.wait(remaining)
+            return self._read_seq >= seq
+
+    def read(self, timeout: float | None = 1.0) -> Frame | None:
+        frame = super().read(timeout)
+        if frame is not None:
+            with self._cond:
+                self._taken += 1
+        return frame
+
+
+_push_lock = threading.Lock()
+_push_sources: dict[str, PushSource] = {}
+
+
+def push_source(name: str = "phone") -> PushSource | None:
+    """The open push source called ``name`` (the one the table session reads now), or None."""
+    with _push_lock:
+        src = _push_sources.get(name)
+    return None if src is None or src.stopped else src
+
+
+def _open_push(name: str, **kw) -> PushSource:
+    src = PushSource(name, **kw)
+    with _push_lock:
+        old = _push_sources.get(name)
+        _push_sources[name] = src
+    if old is not None and old is not src:
+        old.stop()
+    return src
+
+
+# ---------------------------------------------------------------------------------------
 # spec parsing
 # ---------------------------------------------------------------------------------------
 def open_source(spec: str, *, realtime: bool = True, size: tuple[int, int] | None = (1280, 720),
@@ -557,19 +678,22 @@ def open_source(spec: str, *, realtime: bool = True, size: tuple[int, int] | Non
     folder of images (at ``fps``) · ``"http://…"`` MJPEG stream or JPEG
     snapshot · ``"rtsp://…"`` (and other ``scheme://`` URLs) through FFmpeg ·
     ``"demo"`` the built-in demo clip (its path given as ``demo_clip`` by the caller: vision
-    knows no game and no installation layout). ``size`` is the resolution asked of
+    knows no game and no installation layout) · ``"phone"`` frames pushed in by the web
+    page that makes a phone the camera (:class:`PushSource`, found again with :func:`push_source`). ``size`` is the resolution asked of
     webcams. Extra keyword arguments go to :class:`FrameSource`.
     Raises :class:`SourceError` for a spec that names nothing usable.
     """
     spec = str(spec).strip()
     if not spec:
-        raise SourceError("empty source; give a camera number, a video file, a folder, a URL or 'demo'")
-    if spec == "demo":
+        raise SourceError("empty source; give a camera number, a video file, a folder, a URL, 'phone' or 'demo'")
+    if spec.lower() in PUSH_SPECS:
+        src: FrameSource = _open_push(spec.lower(), **kw)
+    elif spec == "demo":
         p = Path(demo_clip) if demo_clip else None
         if p is None or not p.exists():
             raise SourceError("the built-in demo clip is missing from this installation"
                               + (f" (looked for {p})" if p else ""))
-        src: FrameSource = CaptureSource(str(p), str(p), kind="demo", live=False, realtime=realtime, **kw)
+        src = CaptureSource(str(p), str(p), kind="demo", live=False, realtime=realtime, **kw)
     elif re.fullmatch(r"\d{1,2}", spec):
         src = CaptureSource(spec, int(spec), kind="camera", live=True, size=size, **kw)
     elif spec.lower().startswith(("http://", "https://")):
