@@ -90,12 +90,14 @@ def create_app(service, ledger=None, pin: str | None = None, *, session_id: int 
     app.extensions["tableref"] = ctx
 
     from tableref.web.api import api
+    from tableref.web.camera import camera
     from tableref.web.pages import pages
     from tableref.web.streams import streams
 
     app.register_blueprint(api)
     app.register_blueprint(streams)
     app.register_blueprint(pages)
+    app.register_blueprint(camera)
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

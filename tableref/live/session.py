@@ -553,6 +553,7 @@ class TableSession:
                 st = src.status
                 if self._restart_source:
                     continue                # a new source was set meanwhile: this one's news is stale
+                self._camera["dropped"] = st.dropped
                 if frame is None:
                     self._set_camera(st.state, st.message, last_t)
                     if src.ended:

@@ -1,0 +1,136 @@
+"""The phone as the camera: the ``/camera`` page (host only) and the frame upload behind it.
+
+The host opens ``/camera`` on a phone (over HTTPS: browsers give the camera only to secure
+pages), the page takes the rear camera and sends JPEG frames to ``POST /api/camera/frame``.
+The table session reads them through :class:`tableref.vision.sources.PushSource` (source
+``phone``). Each upload is answered only once the session has taken the frame (or after
+``TAKE_WAIT_S``), and the page sends its next frame only then: the phone sends at the rate the
+server analyses and no queue grows anywhere. Bad uploads (not a JPEG, too large, too fast, from
+someone who is not the host) get a clear error and change nothing; the session goes on.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+import cv2
+import numpy as np
+from flask import Blueprint, current_app, jsonify, request
+
+from tableref.vision.sources import push_source
+from tableref.web.auth import error, host_required
+
+camera = Blueprint("camera", __name__)
+
+MAX_FRAME_BYTES = 3 * 1024 * 1024      # a 1280x720 JPEG is 100-300 KB; 1920x1080 about 500 KB
+MAX_SIDE = 4096
+MIN_SIDE = 160
+MIN_INTERVAL_S = 1.0 / 30              # faster than 30 frames/s is not a camera page pacing itself
+TAKE_WAIT_S = 2.0
+PHONE = "phone"
+
+
+class Uploads:
+    """One frame at a time, not faster than ``MIN_INTERVAL_S``; counts what was refused."""
+
+    def __init__(self):
+        self.busy = threading.Lock()
+        self.last = 0.0
+        self.refused = 0
+        self.last_error: str | None = None
+
+
+def _uploads() -> Uploads:
+    ext = current_app.extensions
+    if "tableref_camera" not in ext:
+        ext["tableref_camera"] = Uploads()
+    return ext["tableref_camera"]
+
+
+def _refuse(up: Uploads, status: int, message: str, **extra):
+    up.refused += 1
+    up.last_error = message
+    return error(status, message, **extra)
+
+
+def _session():
+    return current_app.extensions["tableref"].session
+
+
+@camera.get("/camera")
+def camera_page():
+    from tableref.web.pages import render
+
+    return render("camera.html", max_frame_bytes=MAX_FRAME_BYTES)
+
+
+@camera.get("/api/camera/zones")
+def zones():
+    """The seat zones in picture fractions (0-1) for drawing over the phone's live picture."""
+    from tableref.vision.zones import default_zones
+
+    s = _session()
+    z = getattr(s, "zones", None)
+    if z is None:
+        players = list(getattr(s, "players", []) or [])
+        z = default_zones(len(players) or int(getattr(s, "n_seats", 4) or 4), (1280, 720), names=players or None)
+    w, h = z.frame_size or (1280, 720)
+
+    def norm(poly) -> list[list[float]]:
+        pts = z.to_image(poly)
+        return [[round(float(x) / w, 4), round(float(y) / h, 4)] for x, y in pts]
+
+    return jsonify({"frame_size": [int(w), int(h)],
+                    "seats": [{"seat": zz.seat, "name": zz.name, "polygon": norm(zz.polygon)} for zz in z.seats],
+                    "centre": norm(z.centre.polygon)})
+
+
+@camera.post("/api/camera/frame")
+@host_required
+def frame():
+    """One JPEG frame from the camera page (body: the JPEG, ``Content-Type: image/jpeg``)."""
+    up = _uploads()
+    ctype = (request.mimetype or "").lower()
+    if ctype not in ("image/jpeg", "image/jpg"):
+        return _refuse(up, 415, f"send the frame as a JPEG picture (Content-Type: image/jpeg), not "
+                                f"{request.mimetype or 'nothing'}")
+    size = request.content_length
+    if size is not None and size > MAX_FRAME_BYTES:
+        return _refuse(up, 413, f"the frame is too large ({size // 1024} KB; at most {MAX_FRAME_BYTES // 1024} KB):"
+                                " send about 1280x720 at JPEG quality 0.8")
+    if not up.busy.acquire(blocking=False):
+        return _refuse(up, 429, "too fast: the previous frame is still being taken; send one frame at a time "
+                                "(is the camera page open twice?)", retry_after_ms=200)
+    try:
+        now = time.monotonic()
+        if now - up.last < MIN_INTERVAL_S:
+            wait = MIN_INTERVAL_S - (now - up.last)
+            return _refuse(up, 429, f"too fast: at most {round(1 / MIN_INTERVAL_S)} frames a second",
+                           retry_after_ms=int(wait * 1000) + 1)
+        request.max_content_length = MAX_FRAME_BYTES
+        data = request.get_data(cache=False)
+        if len(data) > MAX_FRAME_BYTES:
+            return _refuse(up, 413, f"the frame is too large (at most {MAX_FRAME_BYTES // 1024} KB)")
+        if not data.startswith(b"\xff\xd8\xff"):
+            return _refuse(up, 400, "this is not a JPEG picture (it does not start like one)")
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        if img is None or img.size == 0:
+            return _refuse(up, 400, "the JPEG picture is damaged and cannot be decoded")
+        h, w = img.shape[:2]
+        if max(w, h) > MAX_SIDE or min(w, h) < MIN_SIDE:
+            return _refuse(up, 400, f"a {w}x{h} picture cannot be the table camera: send about 1280x720")
+        src = push_source(PHONE)
+        if src is None:
+            source = (current_app.extensions["tableref"].setup() or {}).get("source", "?")
+            return _refuse(up, 409, f"the table's camera is {source!r}, not the phone: choose 'phone' as the "
+                                    "camera on the setup page (or start tableref serve --source phone)")
+        up.last = time.monotonic()
+        seq = src.push(image=img)
+        taken = seq is not None and src.wait_taken(seq, TAKE_WAIT_S)
+        st = src.status
+        up.last_error = None
+        return jsonify({"ok": True, "taken": bool(taken), "width": w, "height": h, "frames": st.frames,
+                        "dropped": st.dropped, "refused": up.refused,
+                        "analysed_fps": round(src.taken_fps, 2), "status": st.state})
+    finally:
+        up.busy.release()
