@@ -91,6 +91,7 @@ def create_app(service, ledger=None, pin: str | None = None, *, session_id: int 
 
     from tableref.web.api import api
     from tableref.web.camera import camera
+    from tableref.web.join import join
     from tableref.web.pages import pages
     from tableref.web.streams import streams
 
@@ -98,6 +99,7 @@ def create_app(service, ledger=None, pin: str | None = None, *, session_id: int 
     app.register_blueprint(streams)
     app.register_blueprint(pages)
     app.register_blueprint(camera)
+    app.register_blueprint(join)
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

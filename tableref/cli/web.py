@@ -33,7 +33,8 @@ def register(sub) -> None:
     p = sub.add_parser("serve", help="serve the live table page, scoreboard and ledger (the main job)",
                        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--source", default=None,
-                   help="camera: 'demo' (default), a webcam number (0), a video file, a folder of images, "
+                   help="camera: 'demo' (default), 'phone' (a phone with the /camera page open; needs --https), "
+                        "a webcam number (0), a video file, a folder of images, "
                         "or a stream URL (http://phone:8080/video, rtsp://...)")
     p.add_argument("--game", choices=GAME_NAMES, default=None, help="game (default: desmoche)")
     p.add_argument("--seats", type=int, default=None, help=f"number of players ({SEAT_HELP})")
@@ -50,6 +51,9 @@ def register(sub) -> None:
     p.add_argument("--threads", type=int, default=DEFAULT_THREADS,
                    help=f"server threads; each live video or event stream holds one (default {DEFAULT_THREADS})")
     p.add_argument("--video-fps", type=float, default=8.0, help="most frames per second sent to each phone")
+    p.add_argument("--https", action="store_true",
+                   help="serve over HTTPS with a self-signed certificate kept in the user data directory "
+                        "(needed for --source phone: browsers give the camera only to secure pages)")
     p.set_defaults(func=run)
 
 
@@ -133,19 +137,35 @@ def run(args) -> int:
         threads = args.threads
         app = create_app(service, pin=pin, max_streams=max(4, threads - 16), video_fps=args.video_fps)
         pin = app.config["TABLEREF_PIN"]
-        from waitress.server import create_server
+        lan = lan_addresses() if args.host in ("0.0.0.0", "::") else []
+        certificate = None
+        if args.https:
+            from tableref.web.tls import TLSError, ensure_certificate, https_server
 
+            try:
+                certificate = ensure_certificate(addresses=lan)
+            except TLSError as exc:
+                return _fail(str(exc))
+            app.config["SESSION_COOKIE_SECURE"] = True
         try:
-            server = create_server(app, host=args.host, port=args.port, threads=threads, connection_limit=1000,
-                                   channel_timeout=300, asyncore_use_poll=True, ident="tableref")
+            if certificate is not None:
+                server = https_server(app, args.host, args.port, certificate, threads)
+                port = server.bind_addr[1]
+            else:
+                from waitress.server import create_server
+
+                server = create_server(app, host=args.host, port=args.port, threads=threads,
+                                       connection_limit=1000, channel_timeout=300, asyncore_use_poll=True,
+                                       ident="tableref")
+                port = server.effective_port
         except OSError as exc:
             return _fail(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc} "
                          "(another program uses the port? try --port 8001)")
         service.session.start()
-        port = server.effective_port
-        urls = [f"http://{args.host if args.host not in ('0.0.0.0', '::') else '127.0.0.1'}:{port}/"]
-        if args.host in ("0.0.0.0", "::"):
-            urls += [f"http://{a}:{port}/" for a in lan_addresses()]
+        scheme = "https" if certificate is not None else "http"
+        urls = [f"{scheme}://{args.host if args.host not in ('0.0.0.0', '::') else '127.0.0.1'}:{port}/"]
+        urls += [f"{scheme}://{a}:{port}/" for a in lan]
+        app.config["TABLEREF_JOIN_URL"] = urls[-1]
         where = service.ledger_view()
         hands = service.ledger.hand_count(service.session_id)
         print("", flush=True)
@@ -153,6 +173,15 @@ def run(args) -> int:
         for u in urls:
             print(f"    open  {u}", flush=True)
         print(f"    host PIN  {pin}", flush=True)
+        if certificate is not None:
+            print(f"    certificate  {certificate.cert}{' (new)' if certificate.created else ''}", flush=True)
+            print(f"    SHA-256 fingerprint  {certificate.fingerprint}", flush=True)
+            print("    (self-signed: each browser warns once; check the fingerprint in its certificate details)",
+                  flush=True)
+        if setup["source"] == "phone":
+            print(f"    camera  open {urls[-1]}camera on the phone, log in with the PIN, allow the camera"
+                  + ("" if certificate is not None else " (needs --https: browsers give the camera only "
+                                                         "to secure pages)"), flush=True)
         print(f"    game  {setup['game']}, players {', '.join(setup['players'])}, source {setup['source']}",
               flush=True)
         if where["temporary"]:
@@ -172,7 +201,10 @@ def run(args) -> int:
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)  # Ctrl-C: the same quick stop
         try:
-            server.run()
+            if certificate is not None:
+                server.serve()
+            else:
+                server.run()
         except KeyboardInterrupt:
             pass
         finally:
@@ -180,7 +212,7 @@ def run(args) -> int:
             service.session.stop()
             close_app(app)
             try:
-                server.close()
+                server.stop() if certificate is not None else server.close()
             except Exception:  # noqa: BLE001
                 pass
         return 0

@@ -1,0 +1,159 @@
+"""HTTPS on the LAN: a self-signed certificate kept in the user data directory, and a TLS server.
+
+Browsers give the camera (``getUserMedia``) only to secure pages, so a phone that is to be the
+table's camera must open the app over ``https://``. ``tableref serve --https`` makes a
+self-signed certificate at its first start (``tls/cert.pem`` and ``tls/key.pem`` in the user
+data directory, the key readable by the user only), keeps it for the next starts, and prints its
+SHA-256 fingerprint so the host can compare it with what the phone's browser shows.
+
+waitress (the default, plain HTTP server) has no TLS; the HTTPS server is cheroot, CherryPy's
+WSGI server: pure Python like waitress, a thread pool like waitress, TLS through Python's own
+``ssl`` module, runs on Linux, macOS and Windows, and is maintained (see docs/web.md).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import ipaddress
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+VALID_DAYS = 825          # the longest validity iOS accepts for a TLS server certificate
+RENEW_DAYS = 30
+
+
+class TLSError(RuntimeError):
+    """The certificate cannot be made or read (message is for the user)."""
+
+
+@dataclass
+class Certificate:
+    cert: Path
+    key: Path
+    fingerprint: str          # SHA-256 of the DER certificate, "AB:CD:..."
+    created: bool             # made at this start
+    not_after: dt.datetime
+    names: list[str]          # the DNS names and addresses it is good for
+
+
+def default_folder() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("tableref", appauthor=False)) / "tls"
+
+
+def fingerprint_of(cert) -> str:
+    from cryptography.hazmat.primitives import hashes
+
+    return ":".join(f"{b:02X}" for b in cert.fingerprint(hashes.SHA256()))
+
+
+def _names(cert) -> list[str]:
+    from cryptography import x509
+
+    try:
+        san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except x509.ExtensionNotFound:
+        return []
+    return [str(v) for v in san.get_values_for_type(x509.DNSName)] + \
+        [str(v) for v in san.get_values_for_type(x509.IPAddress)]
+
+
+def _load(cert_path: Path):
+    from cryptography import x509
+
+    return x509.load_pem_x509_certificate(cert_path.read_bytes())
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def _make(cert_path: Path, key_path: Path, addresses: list[str]) -> None:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    host = socket.gethostname() or "tableref"
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"tableref on {host}"[:64]),
+                      x509.NameAttribute(NameOID.ORGANIZATION_NAME, "tableref (self-signed)")])
+    dns = ["localhost", host] + ([f"{host}.local"] if "." not in host else [])
+    ips = []
+    for a in ["127.0.0.1", "::1", *addresses]:
+        try:
+            ip = ipaddress.ip_address(a)
+        except ValueError:
+            continue
+        if ip not in ips:
+            ips.append(ip)
+    now = dt.datetime.now(dt.timezone.utc)
+    cert = (x509.CertificateBuilder()
+            .subject_name(name).issuer_name(name)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - dt.timedelta(minutes=5))
+            .not_valid_after(now + dt.timedelta(days=VALID_DAYS))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(d) for d in dict.fromkeys(dns)]
+                                                       + [x509.IPAddress(i) for i in ips]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .sign(key, hashes.SHA256()))
+    _write_private(key_path, key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                               serialization.NoEncryption()))
+    tmp = cert_path.with_name(cert_path.name + ".tmp")
+    tmp.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    os.replace(tmp, cert_path)
+
+
+def ensure_certificate(folder: Path | str | None = None, addresses: list[str] | tuple = ()) -> Certificate:
+    """The certificate in ``folder`` (default: ``tls/`` in the user data directory), made when it
+    is missing, unreadable, expires within 30 days, or does not name one of ``addresses`` (this
+    computer's LAN addresses: its address on the network changed)."""
+    folder = Path(folder) if folder else default_folder()
+    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TLSError(f"cannot create the certificate folder {folder}: {exc.strerror or exc}") from None
+    created = False
+    cert = None
+    if cert_path.exists() and key_path.exists():
+        try:
+            cert = _load(cert_path)
+        except (OSError, ValueError):
+            cert = None
+        if cert is not None:
+            left = cert.not_valid_after_utc - dt.datetime.now(dt.timezone.utc)
+            if left < dt.timedelta(days=RENEW_DAYS) or any(a not in _names(cert) for a in addresses):
+                cert = None
+    if cert is None:
+        try:
+            _make(cert_path, key_path, list(addresses))
+            cert = _load(cert_path)
+        except OSError as exc:
+            raise TLSError(f"cannot write the certificate to {folder}: {exc.strerror or exc}") from None
+        created = True
+    return Certificate(cert_path, key_path, fingerprint_of(cert), created, cert.not_valid_after_utc, _names(cert))
+
+
+def https_server(app, host: str, port: int, certificate: Certificate, threads: int):
+    """A cheroot WSGI server for ``app`` over TLS, bound (``.bind_addr`` is the real address).
+    Run it with ``.serve()``, stop it with ``.stop()``. Raises OSError when the port is taken."""
+    from cheroot import wsgi
+    from cheroot.ssl.builtin import BuiltinSSLAdapter
+
+    server = wsgi.Server((host, port), app, numthreads=threads, server_name="tableref", timeout=30,
+                         shutdown_timeout=2, accepted_queue_timeout=1)
+    server.ssl_adapter = BuiltinSSLAdapter(str(certificate.cert), str(certificate.key))
+    server.prepare()
+    return server
