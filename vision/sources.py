@@ -567,6 +567,8 @@ class PushSource(FrameSource):
     def __init__(self, spec: str = "phone", *, lost_after: float = 3.0, **kw):
         self.lost_after = lost_after
         self._taken = 0
+        self._take_fps = 0.0
+        self._last_take: float | None = None
         super().__init__(spec, **kw)
         self._message = "waiting for the phone: open /camera on it and allow the camera"
 
@@ -637,11 +639,24 @@ class PushSource(FrameSource):
                 self._cond.wait(remaining)
             return self._read_seq >= seq
 
+    @property
+    def taken_fps(self) -> float:
+        """Frames a second the consumer takes (the analysis rate the sender should keep to)."""
+        with self._cond:
+            if self._last_take is not None and time.monotonic() - self._last_take > 2.0:
+                return 0.0
+            return self._take_fps
+
     def read(self, timeout: float | None = 1.0) -> Frame | None:
         frame = super().read(timeout)
         if frame is not None:
+            now = time.monotonic()
             with self._cond:
                 self._taken += 1
+                if self._last_take is not None and now > self._last_take:
+                    inst = 1.0 / (now - self._last_take)
+                    self._take_fps = inst if self._take_fps == 0 else 0.8 * self._take_fps + 0.2 * inst
+                self._last_take = now
         return frame
 
 
