@@ -121,6 +121,7 @@ class TableSession:
         self.analyse_every = max(1, int(analyse_every))
         self._loop_opt = loop
         self._jpeg: bytes | None = None
+        self._frame: tuple[float, bytes] | None = None
         self._camera = {"status": "connecting", "message": "not started", "fps": 0.0, "source": str(source)}
         self._fps_times: deque = deque(maxlen=30)
         self._corrections: dict[int, str | None] = {}
@@ -604,6 +605,8 @@ class TableSession:
                     self._camera["fps"] = round((len(self._fps_times) - 1) / span, 1) if span > 0 else 0.0
                 if self._subs_want_video():
                     self._jpeg = self._annotate(image, obs, tracker)
+                    if self._jpeg is not None:
+                        self._frame = (frame.t, self._jpeg)
         finally:
             if src is not None:
                 src.stop()
@@ -615,6 +618,11 @@ class TableSession:
     def latest_jpeg(self) -> bytes | None:
         """The newest analysed frame with boxes, labels and verdict colours (JPEG)."""
         return self._jpeg
+
+    def latest_frame(self) -> tuple[float, bytes] | None:
+        """``(t, jpeg)``: the newest annotated frame and the time of the frame it was drawn on
+        (events carry that time: the evidence of a verdict is the frame of its time)."""
+        return self._frame
 
     def _annotate(self, image: np.ndarray, obs, tracker) -> bytes | None:
         from tableref.live.overlay import annotate
