@@ -21,6 +21,7 @@ from tableref.web.auth import (
     host_required,
     is_host,
 )
+from tableref.web.evidence import decisive, event_links, hand_links
 from tableref.web.i18n import localize_table, pick_language, say_event, translator
 from tableref.web.setup_form import SetupError, all_switches, validate_setup, validate_zones
 
@@ -83,6 +84,7 @@ def state():
                    "money": c.ledger.money(c.session_id), "pot": c.ledger.pot(c.session_id),
                    "hands": c.ledger.hand_count(c.session_id), "error": c.last_ledger_error},
         "host": is_host(),
+        "evidence": event_links(c.session_id),
     })
 
 
@@ -94,7 +96,11 @@ def ledger_view():
         sid = int(sid)
     except (TypeError, ValueError):
         return error(400, f"'session' must be a session number, got {sid!r}", "session")
-    return jsonify(c.ledger.summary(sid))
+    data = c.ledger.summary(sid)
+    pictures = hand_links(sid)
+    for h in data.get("hands", []):
+        h["evidence"] = pictures.get(h["hand_no"], [])
+    return jsonify(data)
 
 
 @api.get("/ledger.csv")
@@ -105,9 +111,29 @@ def ledger_csv():
         sid = int(sid)
     except (TypeError, ValueError):
         return error(400, f"'session' must be a session number, got {sid!r}", "session")
-    text = c.ledger.export_csv(sid)
+    text = _with_evidence_column(c.ledger.export_csv(sid), hand_links(sid, external=True))
     return Response(text, mimetype="text/csv",
                     headers={"Content-Disposition": f'attachment; filename="tableref-session-{sid}.csv"'})
+
+
+def _with_evidence_column(text: str, pictures: dict[int, list[dict]]) -> str:
+    """The ledger's CSV with an ``evidence`` column: the picture each hand was decided on."""
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows or "kind" not in rows[0] or "hand" not in rows[0]:
+        return text
+    kind, hand = rows[0].index("kind"), rows[0].index("hand")
+    out = io.StringIO()
+    w = csv.writer(out)
+    w.writerow(rows[0] + ["evidence"])
+    for r in rows[1:]:
+        pic = None
+        if len(r) > max(kind, hand) and r[kind] == "hand" and r[hand].isdigit():
+            pic = decisive(pictures.get(int(r[hand]), []))
+        w.writerow(r + [pic["url"] if pic else ""])
+    return out.getvalue()
 
 
 @api.get("/sessions")

@@ -66,9 +66,11 @@ class TableContext:
 
 def create_app(service, ledger=None, pin: str | None = None, *, session_id: int | None = None,
                secret_key: str | bytes | None = None, max_streams: int = 100, video_fps: float = 8.0,
-               pin_attempts_per_minute: int = 5, pin_attempts_overall: int = 30) -> Flask:
+               pin_attempts_per_minute: int = 5, pin_attempts_overall: int = 30, evidence=None) -> Flask:
     """Build the app over a :class:`TableService` (or over ``session`` and ``ledger``, wrapped in one,
-    recording into ``session_id``). ``pin`` defaults to a random 6-digit PIN (``app.config["TABLEREF_PIN"]``)."""
+    recording into ``session_id``). ``pin`` defaults to a random 6-digit PIN (``app.config["TABLEREF_PIN"]``).
+    ``evidence``: a :class:`tableref.ledger.evidence.EvidenceStore` that keeps the picture of each
+    verdict the live session decides (None: no pictures)."""
     if not isinstance(service, TableService):
         service = TableService(service, ledger, session_id)
     app = Flask(__name__)
@@ -88,9 +90,16 @@ def create_app(service, ledger=None, pin: str | None = None, *, session_id: int 
     ctx = TableContext(service, pin, PinThrottle(pin_attempts_per_minute, pin_attempts_overall), max_streams,
                        video_fps)
     app.extensions["tableref"] = ctx
+    if evidence is not None:
+        from tableref.ledger.evidence import EvidenceRecorder
+
+        app.extensions["tableref_evidence"] = evidence
+        app.extensions["tableref_evidence_recorder"] = EvidenceRecorder(service.session, evidence,
+                                                                        lambda: service.session_id)
 
     from tableref.web.api import api
     from tableref.web.camera import camera
+    from tableref.web.evidence import evidence as evidence_views
     from tableref.web.join import join
     from tableref.web.pages import pages
     from tableref.web.streams import streams
@@ -100,6 +109,7 @@ def create_app(service, ledger=None, pin: str | None = None, *, session_id: int 
     app.register_blueprint(pages)
     app.register_blueprint(camera)
     app.register_blueprint(join)
+    app.register_blueprint(evidence_views)
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
@@ -138,3 +148,6 @@ def close_app(app: Flask) -> None:
     if ctx is not None:
         ctx.service.unlisten(ctx.hub.publish)
         ctx.hub.close()
+    recorder = app.extensions.pop("tableref_evidence_recorder", None)
+    if recorder is not None:
+        recorder.close()

@@ -14,6 +14,7 @@ import logging
 import os
 import signal
 import socket
+import sqlite3
 import sys
 
 from tableref.games import GAME_NAMES, GAMES
@@ -51,6 +52,9 @@ def register(sub) -> None:
     p.add_argument("--threads", type=int, default=DEFAULT_THREADS,
                    help=f"server threads; each live video or event stream holds one (default {DEFAULT_THREADS})")
     p.add_argument("--video-fps", type=float, default=8.0, help="most frames per second sent to each phone")
+    p.add_argument("--evidence-hands", type=int, default=None, metavar="N",
+                   help="keep the annotated picture of every verdict for the last N hands, beside the ledger "
+                        "(default 200; 0: keep no pictures)")
     p.add_argument("--https", action="store_true",
                    help="serve over HTTPS with a self-signed certificate kept in the user data directory "
                         "(needed for --source phone: browsers give the camera only to secure pages)")
@@ -135,7 +139,18 @@ def run(args) -> int:
     try:
         setup = service.setup()
         threads = args.threads
-        app = create_app(service, pin=pin, max_streams=max(4, threads - 16), video_fps=args.video_fps)
+        from tableref.ledger.evidence import DEFAULT_KEEP_HANDS, EvidenceStore
+
+        keep = DEFAULT_KEEP_HANDS if args.evidence_hands is None else args.evidence_hands
+        if keep < 0:
+            return _fail("--evidence-hands must be 0 or more")
+        try:
+            evidence = EvidenceStore.for_ledger(service.ledger.path, keep_hands=keep)
+        except (OSError, sqlite3.Error) as exc:
+            return _fail(f"cannot keep evidence pictures beside the ledger {service.ledger.path}: {exc} "
+                         "(--evidence-hands 0 switches them off)")
+        app = create_app(service, pin=pin, max_streams=max(4, threads - 16), video_fps=args.video_fps,
+                         evidence=evidence)
         pin = app.config["TABLEREF_PIN"]
         lan = lan_addresses() if args.host in ("0.0.0.0", "::") else []
         certificate = None
@@ -189,6 +204,8 @@ def run(args) -> int:
         else:
             print(f"    ledger  {where['path']} (session {service.session_id}, "
                   f"{'resumed, ' if service.resumed else ''}{hands} hands)", flush=True)
+            if keep:
+                print(f"    evidence pictures  {evidence.folder} (last {keep} hands)", flush=True)
         if args.host == "127.0.0.1":
             print("    (only this computer can open it; use --host 0.0.0.0 for phones on the same network)",
                   flush=True)
@@ -211,6 +228,7 @@ def run(args) -> int:
             print("tableref serve: stopping", file=sys.stderr, flush=True)
             service.session.stop()
             close_app(app)
+            evidence.close()
             try:
                 server.stop() if certificate is not None else server.close()
             except Exception:  # noqa: BLE001

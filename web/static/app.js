@@ -235,13 +235,18 @@ function renderLive(state) {
     lastCam = e.status;
     return keep;
   }).slice(-30).reverse();
-  // the name once: a text that starts with the player's name ("Beto laid...") has that name in bold
+  // the name once: a text that starts with the player's name ("Beto laid...") has that name in bold;
+  // the picture each verdict was decided on (evidence), matched by hand, kind, time and seat
+  const pics = {};
+  for (const p of state.evidence || []) pics[[p.hand_no, p.kind, p.t, p.seat].join("|")] = p.url;
   log.replaceChildren(...events.map((e) => {
     const text = e.say || e.text || e.type;
-    if (!e.player) return el("li", { class: "ev ev-" + e.type, title: e.text || "" }, text);
+    const pic = pics[[e.hand_no, e.type, e.t, e.seat === undefined ? null : e.seat].join("|")];
+    const link = pic ? el("a", { class: "evidence-link", href: pic, target: "_blank", title: T("evidence") }, "📷") : null;
+    if (!e.player) return el("li", { class: "ev ev-" + e.type, title: e.text || "" }, text, link);
     const named = text.startsWith(e.player);
     return el("li", { class: "ev ev-" + e.type, title: e.text || "" }, el("b", {}, e.player),
-      named ? text.slice(e.player.length) : " " + text);
+      named ? text.slice(e.player.length) : " " + text, link);
   }));
 }
 
@@ -291,6 +296,14 @@ function signed(v) { return (Number(v) > 0 ? "+" : "") + v; }
 function moneyText(v) { return v === undefined || v === null ? "0.00" : String(v); }
 function sign(v) { const s = String(v || "0"); return s.startsWith("-") ? "neg" : /[1-9]/.test(s) ? "pos" : ""; }
 
+function evidenceLink(pics) {
+  if (!pics || !pics.length) return null;
+  const ends = pics.filter((p) => p.kind === "hand_end");
+  const main = (ends.length ? ends : pics)[(ends.length ? ends : pics).length - 1];
+  return el("a", { class: "evidence-link", href: main.url, target: "_blank", title: T("evidence"),
+                   dataset: { pictures: String(pics.length) } }, "📷" + (pics.length > 1 ? " " + pics.length : ""));
+}
+
 function renderScoreboard(data) {
   const players = data.session.players || [];
   const bal = data.balances || {}, money = data.money || {}, pot = data.pot || {};
@@ -316,7 +329,7 @@ function renderScoreboard(data) {
     const cls = "hand" + (h.undone ? " undone" : "") + (h.corrected ? " corrected" : "");
     rows.push(el("tr", { class: cls, dataset: { handNo: String(h.hand_no), handId: String(h.id) } },
       el("td", {}, String(h.hand_no), el("small", { class: "point-value hint" }, " × " + h.point_value)),
-      el("td", {}, h.winner || "–", h.undone ? el("small", { class: "tag" }, " " + T("undone")) : null,
+      el("td", {}, h.winner || "–", evidenceLink(h.evidence), h.undone ? el("small", { class: "tag" }, " " + T("undone")) : null,
         h.corrected ? el("small", { class: "tag" }, " " + T("corrected_tag")) : null),
       players.map((p) => el("td", { class: "num", dataset: { player: p } },
         el("span", { class: "net" }, h.net[p] !== undefined ? signed(h.net[p]) : ""),
