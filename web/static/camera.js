@@ -61,7 +61,10 @@
       path(z.polygon);
       const cx = z.polygon.reduce((a, p) => a + p[0], 0) / z.polygon.length;
       const cy = z.polygon.reduce((a, p) => a + p[1], 0) / z.polygon.length;
-      g.fillText(z.name || (T("seat") + " " + (i + 1)), ox + cx * w - 20, oy + cy * h);
+      const label = z.name || (T("seat") + " " + (i + 1));
+      const tw = g.measureText(label).width;
+      g.fillText(label, Math.min(Math.max(ox + cx * w - tw / 2, ox + 4), ox + w - tw - 4),
+                 Math.min(Math.max(oy + cy * h, oy + 18), oy + h - 6));
     });
     g.strokeStyle = "#ffffff"; g.setLineDash([8, 6]); path(zones.centre); g.setLineDash([]);
   }
