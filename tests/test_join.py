@@ -44,7 +44,7 @@ def test_join_address_is_the_lan_address_not_loopback(app):
     import io
 
     buf = io.BytesIO()
-    segno.make("https://192.168.1.9:8000/", error="m").save(buf, kind="svg", scale=4, border=2, dark="#000",
+    segno.make("https://192.168.1.9:8000/", error="m").save(buf, kind="svg", scale=4, border=4, dark="#000",
                                                           light="#fff", title="tableref", xmldecl=False)
     assert r.data == buf.getvalue()
     assert _decode("https://192.168.1.9:8000/") == "https://192.168.1.9:8000/"

@@ -23,6 +23,7 @@ from tableref.web.auth import error, host_required
 camera = Blueprint("camera", __name__)
 
 MAX_FRAME_BYTES = 3 * 1024 * 1024      # a 1280x720 JPEG is 100-300 KB; 1920x1080 about 500 KB
+DRAIN_LIMIT = 16 * 1024 * 1024        # a refused upload up to this size is read to the end first
 MAX_SIDE = 4096
 MIN_SIDE = 160
 MIN_INTERVAL_S = 1.0 / 30              # faster than 30 frames/s is not a camera page pacing itself
@@ -55,6 +56,20 @@ def _refuse(up: Uploads, status: int, message: str, **extra):
 
 def _session():
     return current_app.extensions["tableref"].session
+
+
+def _drain(size: int) -> None:
+    """Read and drop a refused body (up to ``DRAIN_LIMIT``) so that the browser gets the answer:
+    a server that answers before the upload is through resets the connection, and the page would
+    see "failed to fetch" instead of the reason."""
+    if size > DRAIN_LIMIT:
+        return
+    request.max_content_length = DRAIN_LIMIT
+    try:
+        while request.stream.read(65536):
+            pass
+    except Exception:  # noqa: BLE001 - the client went away: nothing to tell it
+        pass
 
 
 @camera.get("/camera")
@@ -96,6 +111,7 @@ def frame():
                                 f"{request.mimetype or 'nothing'}")
     size = request.content_length
     if size is not None and size > MAX_FRAME_BYTES:
+        _drain(size)
         return _refuse(up, 413, f"the frame is too large ({size // 1024} KB; at most {MAX_FRAME_BYTES // 1024} KB):"
                                 " send about 1280x720 at JPEG quality 0.8")
     if not up.busy.acquire(blocking=False):

@@ -41,6 +41,6 @@ def join_svg():
     import segno
 
     buf = io.BytesIO()
-    segno.make(join_url(), error="m").save(buf, kind="svg", scale=4, border=2, dark="#000", light="#fff",
+    segno.make(join_url(), error="m").save(buf, kind="svg", scale=4, border=4, dark="#000", light="#fff",
                                            title="tableref", xmldecl=False)
     return Response(buf.getvalue(), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
