@@ -213,7 +213,8 @@ def test_phone_camera_over_https_reads_the_demo_and_keeps_evidence(phone_server)
             qr = viewer.locator("#join img").screenshot()
             assert read_qr(qr) == base + "/"
             if shots:
-                phone.screenshot(path=str(Path(shots) / "camera-page.png"))
+                phone.screenshot(path=str(Path(shots) / "camera-page.png"),
+                                 clip={"x": 0, "y": 0, "width": 412, "height": 540})
                 viewer.screenshot(path=str(Path(shots) / "table-phone.png"))
 
             # The hand ends (by itself, or the host confirms what the table shows); its pictures are kept.
