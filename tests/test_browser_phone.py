@@ -251,6 +251,7 @@ def test_phone_camera_over_https_reads_the_demo_and_keeps_evidence(phone_server)
             assert pic.shape[1] == 960
             if shots:
                 (Path(shots) / "evidence.jpg").write_bytes(body)
+                (Path(shots) / "evidence.json").write_text(_get(base, "/api/evidence")[1].decode())
             csv_text = _get(base, "/api/ledger.csv")[1].decode()
             assert csv_text.splitlines()[0].endswith(",evidence") and "/evidence/" in csv_text
 
