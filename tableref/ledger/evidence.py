@@ -257,8 +257,14 @@ class EvidenceRecorder:
                 continue
             if not isinstance(ev, dict) or ev.get("type") not in EVIDENCE_EVENTS:
                 continue
+            try:
+                jpeg = self._frame_for(float(ev.get("t") or 0.0))
+            except Exception:  # noqa: BLE001 - a picture must never stop the table
+                log.exception("reading the session's frame failed")
+                jpeg = None
+            # the other verdicts of the same frame share its picture (they are all queued by the
+            # time its annotated frame is there: the frame is drawn after the verdicts)
             batch = [ev]
-            # the other verdicts of the same frame share its picture
             while True:
                 try:
                     nxt = self._q.get_nowait()
@@ -272,7 +278,6 @@ class EvidenceRecorder:
                     self._pending = nxt
                     break
             try:
-                jpeg = self._frame_for(float(ev.get("t") or 0.0))
                 if jpeg is None:
                     self.missed += len(batch)
                     continue
