@@ -196,6 +196,8 @@ def test_phone_camera_over_https_reads_the_demo_and_keeps_evidence(phone_server)
             cam = _table(base)["table"]["camera"]
             assert cam["source"] == "phone" and cam["fps"] > 0, cam
             assert "fps" in viewer.inner_text("#cam-detail")
+            # the annotated video of the table comes over HTTPS too (cheroot streams it)
+            viewer.wait_for_function("document.getElementById('video').naturalWidth >= 640", timeout=30_000)
 
             def read_melds():
                 st = _table(base)["table"]
