@@ -10,6 +10,7 @@ someone who is not the host) get a clear error and change nothing; the session g
 """
 from __future__ import annotations
 
+import collections
 import threading
 import time
 
@@ -26,17 +27,17 @@ MAX_FRAME_BYTES = 3 * 1024 * 1024      # a 1280x720 JPEG is 100-300 KB; 1920x108
 DRAIN_LIMIT = 16 * 1024 * 1024        # a refused upload up to this size is read to the end first
 MAX_SIDE = 4096
 MIN_SIDE = 160
-MIN_INTERVAL_S = 1.0 / 30              # faster than 30 frames/s is not a camera page pacing itself
+MAX_PER_SECOND = 30                    # more uploads in one second: not a camera page pacing itself
 TAKE_WAIT_S = 2.0
 PHONE = "phone"
 
 
 class Uploads:
-    """One frame at a time, not faster than ``MIN_INTERVAL_S``; counts what was refused."""
+    """One frame at a time, at most ``MAX_PER_SECOND`` a second; counts what was refused."""
 
     def __init__(self):
         self.busy = threading.Lock()
-        self.last = 0.0
+        self.recent: collections.deque = collections.deque()      # times of the last second's uploads
         self.refused = 0
         self.last_error: str | None = None
 
@@ -119,10 +120,12 @@ def frame():
                                 "(is the camera page open twice?)", retry_after_ms=200)
     try:
         now = time.monotonic()
-        if now - up.last < MIN_INTERVAL_S:
-            wait = MIN_INTERVAL_S - (now - up.last)
-            return _refuse(up, 429, f"too fast: at most {round(1 / MIN_INTERVAL_S)} frames a second",
-                           retry_after_ms=int(wait * 1000) + 1)
+        while up.recent and now - up.recent[0] >= 1.0:
+            up.recent.popleft()
+        if len(up.recent) >= MAX_PER_SECOND:
+            wait = 1.0 - (now - up.recent[0])
+            return _refuse(up, 429, f"too fast: at most {MAX_PER_SECOND} frames a second; send the next frame "
+                                    "when the server has answered the last one", retry_after_ms=int(wait * 1000) + 1)
         request.max_content_length = MAX_FRAME_BYTES
         data = request.get_data(cache=False)
         if len(data) > MAX_FRAME_BYTES:
@@ -137,10 +140,13 @@ def frame():
             return _refuse(up, 400, f"a {w}x{h} picture cannot be the table camera: send about 1280x720")
         src = push_source(PHONE)
         if src is None:
-            source = (current_app.extensions["tableref"].setup() or {}).get("source", "?")
+            source = str(getattr(_session(), "source", "") or "?")
+            if source == PHONE:
+                return _refuse(up, 503, "the table is starting (the card reader is loading): the phone camera "
+                                        "is taken in a moment", retry_after_ms=1000)
             return _refuse(up, 409, f"the table's camera is {source!r}, not the phone: choose 'phone' as the "
                                     "camera on the setup page (or start tableref serve --source phone)")
-        up.last = time.monotonic()
+        up.recent.append(time.monotonic())
         seq = src.push(image=img)
         taken = seq is not None and src.wait_taken(seq, TAKE_WAIT_S)
         st = src.status

@@ -107,7 +107,11 @@
         continue;
       }
       stats.refused += 1; showStats();
-      if (resp.status === 429) { await sleep(data.retry_after_ms || 200); continue; }
+      if (resp.status === 429 || resp.status === 503) {
+        if (resp.status === 503) { setState("camera_starting", "cam-connecting"); showError(data.error || ""); }
+        await sleep(data.retry_after_ms || 200);
+        continue;
+      }
       showError(data.error || resp.statusText);
       if (resp.status === 401 || resp.status === 403) { stop(); setState("camera_login", "cam-error"); return; }
       setState("camera_refused_state", "cam-stale");
