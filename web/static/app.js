@@ -202,7 +202,8 @@ function renderLive(state) {
   badge.className = "badge cam-" + (cam.status || "unknown");
   const detail = $("#cam-detail");
   detail.textContent = [cam.say || cam.message, cam.fps ? cam.fps.toFixed(1) + " fps" : "",
-    cam.dropped ? T("camera_dropped") + " " + cam.dropped : ""].filter(Boolean).join(" · ");
+    cam.dropped !== undefined && cam.status !== "ended" ? T("camera_dropped") + " " + cam.dropped : ""]
+    .filter(Boolean).join(" · ");
   detail.title = cam.message || "";  // the technical detail, for whoever sets the camera up
   $("#hand-no").textContent = table.hand_no !== undefined ? table.hand_no : "–";
   const seats = $("#seats");
