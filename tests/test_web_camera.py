@@ -104,6 +104,12 @@ def test_host_frames_reach_the_source_one_at_a_time(table, phone):
         assert body["ok"] and body["taken"] and (body["width"], body["height"]) == (1280, 720)
     assert len(taken) == 5 and taken[0] == (720, 1280, 3)
     assert src.status.dropped == 0 and r.get_json()["analysed_fps"] > 0
+    # a detailed frame is larger than the app's usual request limit (256 KB): still taken
+    noise = np.random.default_rng(3).integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    big = cv2.imencode(".jpg", noise, [cv2.IMWRITE_JPEG_QUALITY, 80])[1].tobytes()
+    assert 256 * 1024 < len(big) < camera_mod.MAX_FRAME_BYTES
+    r = _send(c, tok, big)
+    assert r.status_code == 200 and r.get_json()["taken"] and len(taken) == 6
 
 
 @pytest.mark.parametrize("data,ctype,status,words", [
