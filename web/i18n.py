@@ -108,6 +108,8 @@ def say_camera(cam: dict, t) -> str:
     source = str((cam or {}).get("source") or "")
     if source == "demo":
         source = t("source_demo")
+    elif source == "phone":
+        source = t("source_phone")
     elif source.isdigit():
         source = t("source_webcam", n=source)
     return t("cam_say_" + status, source=source) if "cam_say_" + status in _keys(t) else t("cam_" + status)
