@@ -142,7 +142,7 @@ class _Session:
     def unsubscribe(self, q):
         pass
 
-    def latest_frame(self):
+    def frame_at(self, t):
         return self.frame
 
 
@@ -173,3 +173,37 @@ def test_recorder_takes_the_frame_of_the_verdicts_time(tmp_path):
     finally:
         rec.close()
     assert "hand_end" in EVIDENCE_EVENTS and "camera_status" not in EVIDENCE_EVENTS
+
+
+class _RingSession(_Session):
+    """Keeps the last annotated frames by time, as the live session does (frame_at)."""
+
+    def __init__(self):
+        super().__init__()
+        self.frames = []
+
+    def frame_at(self, t):
+        for ft, jpeg in reversed(self.frames):
+            if abs(ft - t) < 0.006:
+                return ft, jpeg
+        return self.frames[-1] if self.frames else None
+
+
+def _grey(level: int) -> bytes:
+    return cv2.imencode(".jpg", np.full((720, 1280, 3), level, np.uint8))[1].tobytes()
+
+
+def test_recorder_takes_the_very_frame_even_when_newer_ones_came(tmp_path):
+    store = EvidenceStore(tmp_path / "ev")
+    s = _RingSession()
+    s.frames = [(t, _grey(40 * t)) for t in (1.0, 2.0, 3.0, 4.0, 5.0)]      # the recorder is behind
+    rec = EvidenceRecorder(s, store, lambda: 1)
+    s.q.put(ev("meld_laid", t=3.0, hand_no=4))
+    s.q.put(ev("meld_laid", t=9.0, hand_no=4, seat=1, player="Beto"))      # its frame never comes
+    rec.close()                                       # keeps what was queued: no waiting at the end
+    pics = store.pictures(1)
+    assert [p["t"] for p in pics] == [3.0, 9.0]
+    img = cv2.imread(str(store.path_of(pics[0]["id"])))
+    assert abs(float(img.mean()) - 120) < 4            # the frame of t=3, not the newest (t=5)
+    img = cv2.imread(str(store.path_of(pics[1]["id"])))
+    assert abs(float(img.mean()) - 200) < 4            # no frame of its time: the newest

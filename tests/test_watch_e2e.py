@@ -73,9 +73,18 @@ def test_watch_says_the_result_once_with_progress_and_records_it(watched):
     from tableref.ledger.store import Ledger
 
     with Ledger(p.db) as ledger:
-        hands = ledger.hands(ledger.current_session())
+        sid = ledger.current_session()
+        hands = ledger.hands(sid)
     assert [h["net"] for h in hands] == [truth["net"]] and hands[0]["hand_no"] == ends[0]["hand_no"] == 1
     assert "recorded in the ledger" in p.stderr
+    # and each verdict's picture beside it, as tableref serve keeps them
+    from tableref.ledger.evidence import EvidenceStore
+
+    store = EvidenceStore.for_ledger(p.db)
+    kinds = [x["kind"] for x in store.pictures(sid, 1)]
+    assert "hand_end" in kinds and "meld_laid" in kinds, kinds
+    assert all(store.path_of(x["id"]) is not None for x in store.pictures(sid))
+    store.close()
 
 
 def test_watch_bad_source_is_a_clear_error(tmp_path):

@@ -25,7 +25,7 @@ class FramedSession(FakeSession):
         cv2.rectangle(img, (100, 100), (300, 400), (60, 200, 60), 3)
         self.frame = (10.0, cv2.imencode(".jpg", img)[1].tobytes())
 
-    def latest_frame(self):
+    def frame_at(self, t):
         return self.frame
 
 

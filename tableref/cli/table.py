@@ -197,9 +197,23 @@ def cmd_watch(args) -> int:
         return _err(exc.message)
     except (SchemaError, SessionError, OSError, ValueError) as exc:
         return _err(str(exc))
+    recorder = evidence = None
     try:
+        if args.db:
+            # the picture of each verdict, beside the ledger as tableref serve keeps them
+            from tableref.ledger.evidence import EvidenceRecorder, EvidenceStore
+
+            try:
+                evidence = EvidenceStore.for_ledger(service.ledger.path)
+            except OSError as exc:
+                return _err(f"cannot keep evidence pictures beside the ledger {args.db}: {exc}")
+            recorder = EvidenceRecorder(service.session, evidence, lambda: service.session_id)
         return _watch(service, args, finish)
     finally:
+        if recorder is not None:
+            recorder.close()
+        if evidence is not None:
+            evidence.close()
         service.close()
 
 

@@ -37,6 +37,7 @@ EVIDENCE_EVENTS = frozenset({
     "illegal_move", "autowin", "verdict", "winner", "hand_end", "hand_laid_down", "maal_counted",
 })
 DEFAULT_KEEP_HANDS = 200
+_END = object()           # put on the recorder's queue by close()
 WIDTH = 960
 QUALITY = 80
 
@@ -198,12 +199,13 @@ class EvidenceStore:
 class EvidenceRecorder:
     """Follows a live session's events and keeps the picture of each verdict in a store.
 
-    ``session`` needs ``subscribe()``/``unsubscribe()`` and ``latest_frame()`` → ``(t, jpeg)``
-    (the newest annotated frame and the media time of the frame it was drawn on);
+    ``session`` needs ``subscribe()``/``unsubscribe()`` and ``frame_at(t)`` → ``(t, jpeg)``
+    (the annotated frame of media time ``t`` while it is among the last few, else the newest);
     ``session_id()`` gives the ledger session the hands go to. A verdict's event carries the
     time of the frame it was decided on; the recorder takes the annotated frame of that time
-    (or the newest, for what the host decided on the table as it stands). Runs in its own
-    thread: the camera thread never waits for a picture to be written.
+    (or, for what the host decided on the table as it stands, the newest). Runs in its own
+    thread: the camera thread never waits for a picture to be written. :meth:`close` keeps the
+    pictures of the verdicts already told before it stops.
     """
 
     def __init__(self, session, store: EvidenceStore, session_id, *, frame_wait_s: float = 3.0):
@@ -214,31 +216,34 @@ class EvidenceRecorder:
         self.saved = 0
         self.missed = 0
         self._pending = None
+        self._draining = False
         self._q = session.subscribe()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="tableref-evidence", daemon=True)
         self._thread.start()
 
-    def close(self) -> None:
-        self._stop.set()
-        try:
-            self._q.put_nowait(None)
-        except queue.Full:
-            pass
+    def close(self, timeout: float = 10.0) -> None:
+        """Keep the pictures of the verdicts already queued (the frames are there by now), then stop."""
         try:
             self.session.unsubscribe(self._q)
         except Exception:  # noqa: BLE001 - shutting down anyway
             pass
-        self._thread.join(timeout=5)
+        self._draining = True
+        try:
+            self._q.put_nowait(_END)          # everything queued before it is kept
+        except queue.Full:
+            self._stop.set()
+        self._thread.join(timeout=timeout)
+        self._stop.set()
 
     def _frame_for(self, t: float):
         deadline = time.monotonic() + self.frame_wait_s
         frame = None
         while not self._stop.is_set():
-            frame = self.session.latest_frame()
+            frame = self.session.frame_at(t)
             if frame is not None and frame[1] and frame[0] >= t - 0.005:
                 return frame[1]
-            if time.monotonic() > deadline:
+            if self._draining or time.monotonic() > deadline:
                 break
             time.sleep(0.02)
         return frame[1] if frame is not None and frame[1] else None
@@ -255,6 +260,8 @@ class EvidenceRecorder:
                 ev = self._next(0.5)
             except queue.Empty:
                 continue
+            if ev is _END:
+                break                         # close(): all verdicts queued before it are kept
             if not isinstance(ev, dict) or ev.get("type") not in EVIDENCE_EVENTS:
                 continue
             try:
@@ -269,6 +276,9 @@ class EvidenceRecorder:
                 try:
                     nxt = self._q.get_nowait()
                 except queue.Empty:
+                    break
+                if nxt is _END:
+                    self._pending = nxt
                     break
                 if not isinstance(nxt, dict) or nxt.get("type") not in EVIDENCE_EVENTS:
                     continue

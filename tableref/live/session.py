@@ -121,7 +121,7 @@ class TableSession:
         self.analyse_every = max(1, int(analyse_every))
         self._loop_opt = loop
         self._jpeg: bytes | None = None
-        self._frame: tuple[float, bytes] | None = None
+        self._frames: deque = deque(maxlen=12)     # the last annotated frames, (t, jpeg)
         self._camera = {"status": "connecting", "message": "not started", "fps": 0.0, "source": str(source)}
         self._fps_times: deque = deque(maxlen=30)
         self._corrections: dict[int, str | None] = {}
@@ -606,7 +606,7 @@ class TableSession:
                 if self._subs_want_video():
                     self._jpeg = self._annotate(image, obs, tracker)
                     if self._jpeg is not None:
-                        self._frame = (frame.t, self._jpeg)
+                        self._frames.append((frame.t, self._jpeg))
         finally:
             if src is not None:
                 src.stop()
@@ -619,10 +619,15 @@ class TableSession:
         """The newest analysed frame with boxes, labels and verdict colours (JPEG)."""
         return self._jpeg
 
-    def latest_frame(self) -> tuple[float, bytes] | None:
-        """``(t, jpeg)``: the newest annotated frame and the time of the frame it was drawn on
-        (events carry that time: the evidence of a verdict is the frame of its time)."""
-        return self._frame
+    def frame_at(self, t: float) -> tuple[float, bytes] | None:
+        """``(t, jpeg)``: the annotated frame of media time ``t`` while it is among the last few
+        (a verdict's event carries the time of the frame it was decided on), else the newest;
+        None before the first frame."""
+        frames = list(self._frames)
+        for ft, jpeg in reversed(frames):
+            if abs(ft - t) < 0.006:
+                return ft, jpeg
+        return frames[-1] if frames else None
 
     def _annotate(self, image: np.ndarray, obs, tracker) -> bytes | None:
         from tableref.live.overlay import annotate
