@@ -28,6 +28,7 @@ and folders as fast as the consumer reads, without dropping any frame
 """
 from __future__ import annotations
 
+import collections
 import glob
 import os
 import re
@@ -567,8 +568,7 @@ class PushSource(FrameSource):
     def __init__(self, spec: str = "phone", *, lost_after: float = 3.0, **kw):
         self.lost_after = lost_after
         self._taken = 0
-        self._take_fps = 0.0
-        self._last_take: float | None = None
+        self._takes: collections.deque = collections.deque(maxlen=30)   # when the last frames were taken
         super().__init__(spec, **kw)
         self._message = "waiting for the phone: open /camera on it and allow the camera"
 
@@ -643,20 +643,17 @@ class PushSource(FrameSource):
     def taken_fps(self) -> float:
         """Frames a second the consumer takes (the analysis rate the sender should keep to)."""
         with self._cond:
-            if self._last_take is not None and time.monotonic() - self._last_take > 2.0:
-                return 0.0
-            return self._take_fps
+            takes = list(self._takes)
+        if len(takes) < 2 or time.monotonic() - takes[-1] > 2.0:
+            return 0.0
+        return (len(takes) - 1) / (takes[-1] - takes[0]) if takes[-1] > takes[0] else 0.0
 
     def read(self, timeout: float | None = 1.0) -> Frame | None:
         frame = super().read(timeout)
         if frame is not None:
-            now = time.monotonic()
             with self._cond:
                 self._taken += 1
-                if self._last_take is not None and now > self._last_take:
-                    inst = 1.0 / (now - self._last_take)
-                    self._take_fps = inst if self._take_fps == 0 else 0.8 * self._take_fps + 0.2 * inst
-                self._last_take = now
+                self._takes.append(time.monotonic())
         return frame
 
 
