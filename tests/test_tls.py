@@ -94,6 +94,8 @@ def test_serve_https_prints_the_fingerprint_and_answers_over_tls(tmp_path):
             status = plain.getresponse().status
         except (OSError, http.client.HTTPException):
             status = None
+        finally:
+            plain.close()
         assert status != 200
     finally:
         proc.terminate()

@@ -146,14 +146,60 @@ def ensure_certificate(folder: Path | str | None = None, addresses: list[str] | 
     return Certificate(cert_path, key_path, fingerprint_of(cert), created, cert.not_valid_after_utc, _names(cert))
 
 
-def https_server(app, host: str, port: int, certificate: Certificate, threads: int):
-    """A cheroot WSGI server for ``app`` over TLS, bound (``.bind_addr`` is the real address).
-    Run it with ``.serve()``, stop it with ``.stop()``. Raises OSError when the port is taken."""
-    from cheroot import wsgi
-    from cheroot.ssl.builtin import BuiltinSSLAdapter
+class HTTPSServer:
+    """cheroot serving ``app`` over TLS from a background thread.
 
-    server = wsgi.Server((host, port), app, numthreads=threads, server_name="tableref", timeout=30,
-                         shutdown_timeout=2, accepted_queue_timeout=1)
-    server.ssl_adapter = BuiltinSSLAdapter(str(certificate.cert), str(certificate.key))
-    server.prepare()
-    return server
+    cheroot's worker threads are made by the thread that prepares the server and inherit its
+    daemon flag; preparing and serving from a daemon thread means no stuck request (a phone's
+    live stream, an upload waiting for its frame) can keep the process alive after
+    :meth:`stop`, which itself waits at most ``timeout`` seconds.
+    """
+
+    def __init__(self, app, host: str, port: int, certificate: Certificate, threads: int):
+        import threading
+
+        from cheroot import wsgi
+        from cheroot.ssl.builtin import BuiltinSSLAdapter
+
+        self.server = wsgi.Server((host, port), app, numthreads=threads, server_name="tableref", timeout=30,
+                                  shutdown_timeout=2, accepted_queue_timeout=1)
+        self.server.ssl_adapter = BuiltinSSLAdapter(str(certificate.cert), str(certificate.key))
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="tableref-https", daemon=True)
+        self._thread.start()
+        self._ready.wait()
+        if self._error is not None:
+            raise self._error
+
+    def _run(self) -> None:
+        try:
+            self.server.prepare()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller (port taken...)
+            self._error = exc
+            self._ready.set()
+            return
+        self._ready.set()
+        self.server.serve()
+
+    @property
+    def port(self) -> int:
+        return self.server.bind_addr[1]
+
+    def wait(self) -> None:
+        """Until the server stops (a signal's KeyboardInterrupt ends the wait)."""
+        while self._thread.is_alive():
+            self._thread.join(0.5)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        import threading
+
+        t = threading.Thread(target=self.server.stop, name="tableref-https-stop", daemon=True)
+        t.start()
+        t.join(timeout)
+
+
+def https_server(app, host: str, port: int, certificate: Certificate, threads: int) -> HTTPSServer:
+    """The app over TLS, listening (``.port``); ``.wait()`` serves until a signal, ``.stop()`` ends it.
+    Raises OSError when the port is taken."""
+    return HTTPSServer(app, host, port, certificate, threads)

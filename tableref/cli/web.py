@@ -165,7 +165,7 @@ def run(args) -> int:
         try:
             if certificate is not None:
                 server = https_server(app, args.host, args.port, certificate, threads)
-                port = server.bind_addr[1]
+                port = server.port
             else:
                 from waitress.server import create_server
 
@@ -219,20 +219,22 @@ def run(args) -> int:
         signal.signal(signal.SIGINT, stop)  # Ctrl-C: the same quick stop
         try:
             if certificate is not None:
-                server.serve()
+                server.wait()
             else:
                 server.run()
         except KeyboardInterrupt:
             pass
         finally:
             print("tableref serve: stopping", file=sys.stderr, flush=True)
-            service.session.stop()
-            close_app(app)
-            evidence.close()
-            try:
-                server.stop() if certificate is not None else server.close()
-            except Exception:  # noqa: BLE001
-                pass
+            # the server first (cheroot's own threads keep the process alive until it is told to
+            # stop), then the rest; one step that fails does not skip the others
+            steps = [server.stop if certificate is not None else server.close, service.session.stop,
+                     lambda: close_app(app), evidence.close]
+            for step in steps:
+                try:
+                    step()
+                except Exception:  # noqa: BLE001 - stopping anyway
+                    logging.getLogger("tableref.serve").exception("while stopping")
         return 0
     except LedgerError as exc:
         return _fail(exc.message)
