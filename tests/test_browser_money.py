@@ -173,7 +173,7 @@ def test_point_value_change_and_settle_up_in_the_browser(money_server):
             money_row = next(r for r in rows if r[2] == "money")
             assert {p: money_row[cols[p]] for p in PLAYERS} == ledger["money"] and money_row[cols["pot"]] == "1.50"
             assert sum(Decimal(money_row[i]) for i in cols.values()) == 0
-            csv_transfers = [(r[7], r[-2]) for r in rows if r[2] == "transfer"]
+            csv_transfers = [(r[7], r[head.index("items")]) for r in rows if r[2] == "transfer"]
             assert csv_transfers == [(f"{f} pays {t}", m) for f, t, m in transfers]
 
             # undo from the page (the host says why): hand 3 and its pot are gone everywhere
