@@ -33,7 +33,7 @@ CLASS_NONE = "none"
 DET_SIZE = 416                 # detector training images are drawn at this size (square)
 DET_INDEX_PX = (7.0, 100.0)    # index height range in detector images (pixels)
 CLS_SCENE = 640                # classifier crops are cut from scenes of this size
-CLS_INDEX_PX = (12.0, 140.0)   # index height range for classifier crops (native camera pixels)
+CLS_INDEX_PX = (12.0, 150.0)   # index height range for classifier crops (native camera pixels)
 
 _POOL = None
 
@@ -98,7 +98,8 @@ def _cls_job(args):
         written += 1
     # "none": partial indices, card interiors, court art, pips, background
     all_boxes = [l.box for l in scene.indices if l.visibility >= 0.45]
-    partial = [l for l in scene.indices if 0.05 < l.visibility < 0.4 and l.height >= 10]
+    # a partly hidden index is "none" unless its rank and suit glyphs are both whole (then it is a label)
+    partial = [l for l in scene.indices if 0.05 < l.visibility < 0.4 and l.glyphs < 0.6 and l.height >= 10]
     sizes = [l.height for l in scene.indices] or [30.0]
     n_none = per_scene_none
     d = out_dir / split / CLASS_NONE

@@ -84,6 +84,12 @@ EXCLUDED = {
     "kde-konqi-modern, kde-xskat-french": "the SVGZ has no dimensions, so a card cannot be cut out by id",
     "kde-xskat-german": "German suits (no French indices)",
 }
+# drawn here as SVG (datasets/generated.py: matplotlib's DejaVu/STIX fonts, rendered with resvg-py)
+from tableref.datasets import generated as _generated  # noqa: E402
+
+for _g, _spec in _generated.DESIGNS.items():
+    DECKS[_g] = {"kind": "generated", "licence": "this repository (fonts: DejaVu/Bitstream Vera licence, STIX SIL OFL, via matplotlib)",
+                 "source": f"datasets/generated.py: {_spec['note']}"}
 for _d in _KDE_DECKS:
     DECKS["kde-" + _d] = {"kind": "kde", "dir": f"/usr/share/carddecks/svg-{_d}",
                           "licence": "GPL-2.0-or-later (Debian kdegames-card-data-kf5)",
@@ -122,6 +128,8 @@ def _source_ok(name: str, fetch: bool) -> bool:
     spec = DECKS[name]
     if spec["kind"] == "kde":
         return bool(glob.glob(os.path.join(spec["dir"], "*.svgz")))
+    if spec["kind"] == "generated":
+        return _generated.available()
     return _npm_dir(spec["pkg"], fetch=fetch) is not None
 
 
@@ -239,6 +247,9 @@ def _render_card(name: str, card: str, out: Path, height: int) -> None:
         sheet = glob.glob(os.path.join(spec["dir"], "*.svgz"))[0]
         _rsvg(sheet, out, height, f"{_KDE_RANK.get(rank, rank)}_{_KDE_SUIT[suit]}")
         return
+    if spec["kind"] == "generated":
+        cv2.imwrite(str(out), cv2.cvtColor(_generated.render_card(name, card, height), cv2.COLOR_RGBA2BGRA))
+        return
     base = _npm_dir(spec["pkg"]) / spec["dir"]
     if spec["kind"] == "npm-files":
         _rsvg(str(base / f"{'T' if rank == '10' else rank}{suit}.svg"), out, height)
@@ -292,7 +303,10 @@ def render_deck(name: str, height: int = RENDER_HEIGHT, force: bool = False) -> 
             s = height / img.shape[0]
             img = cv2.resize(img, (max(1, round(img.shape[1] * s)), height), interpolation=cv2.INTER_AREA)
         cv2.imwrite(str(out), img)
-        boxes[card] = find_indices(img)
+        if DECKS[name]["kind"] == "generated":  # drawn here: the boxes are known exactly
+            boxes[card] = _generated.index_boxes(name, card, img.shape[0])
+        else:
+            boxes[card] = find_indices(img)
     meta = {"version": CACHE_VERSION, "height": height, "deck": name, "licence": DECKS[name]["licence"],
             "source": DECKS[name]["source"], "boxes": boxes}
     meta_path.write_text(json.dumps(meta))
@@ -455,6 +469,8 @@ def load_back(name: str) -> np.ndarray | None:
                 _rsvg(str(_npm_dir(spec["pkg"]) / "package/src/images/back.svg"), out, RENDER_HEIGHT)
             elif spec["kind"] == "npm-younes":
                 _rsvg(str(_npm_dir(spec["pkg"]) / spec["dir"] / "back.svg"), out, RENDER_HEIGHT)
+            elif spec["kind"] == "generated":
+                cv2.imwrite(str(out), cv2.cvtColor(_generated.render_back(name, RENDER_HEIGHT), cv2.COLOR_RGBA2BGRA))
             elif spec["kind"] == "npm-png":
                 img = cv2.imread(str(_npm_dir(spec["pkg"]) / spec["dir"] / "back.png"), cv2.IMREAD_UNCHANGED)
                 s = RENDER_HEIGHT / img.shape[0]

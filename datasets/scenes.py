@@ -26,7 +26,11 @@ import numpy as np
 
 from tableref.datasets import backgrounds, decks
 
-VISIBLE = 0.7  # an index counts as a label only if at least this fraction of it is seen
+VISIBLE = 0.7  # an index counts as a label if at least this fraction of it is seen ...
+GLYPHS_VISIBLE = 0.9  # ... or if this fraction of the ink of its rank AND of its suit is seen (fans)
+GLYPHS_MIN_AREA = 0.35  # (but never less than this fraction of the index box)
+STEEP_TILT = 75.0  # some scenes are seen from near table height (camera tilt up to this)
+STEEP_P = 0.2
 
 DEFAULT_DECKS = list(decks.DECKS)
 
@@ -39,6 +43,11 @@ class IndexLabel:
     visibility: float
     height: float                             # index height (long side of the quad) in pixels
     card_id: int
+    glyphs: float = 0.0                       # min(visible fraction of the rank's ink, of the suit's ink)
+
+    def is_label(self, min_vis: float = VISIBLE) -> bool:
+        """Seen enough to be read: most of its box, or all of its rank and suit glyphs (partly covered box)."""
+        return self.visibility >= min_vis or (self.glyphs >= GLYPHS_VISIBLE and self.visibility >= GLYPHS_MIN_AREA)
 
 
 @dataclass
@@ -48,7 +57,7 @@ class Scene:
     card_quads: list[np.ndarray] = field(default_factory=list)
 
     def labels(self, min_vis: float = VISIBLE, min_px: float = 5.0) -> list[IndexLabel]:
-        return [i for i in self.indices if i.visibility >= min_vis and i.height >= min_px
+        return [i for i in self.indices if i.is_label(min_vis) and i.height >= min_px
                 and (i.box[2] - i.box[0]) >= 2 and (i.box[3] - i.box[1]) >= 2]
 
 
@@ -57,6 +66,7 @@ class DeckPool:
 
     def __init__(self, names: list[str] | None = None, faces: dict | None = None):
         """``faces``: optional in-memory decks {name: ({card: BGRA}, {card: [boxes]})} (tests, custom art)."""
+        self._glyphs = {}
         self._given = faces or {}
         self.names = list(names or self._given or decks.available_decks())
         if not self.names:
@@ -80,11 +90,64 @@ class DeckPool:
             back = cv2.cvtColor(back, cv2.COLOR_RGBA2BGRA)
         return faces, boxes, cards, back
 
+    def glyph_points(self, deck_name: str, card: str, bgra: np.ndarray, boxes) -> list:
+        """Per index box: (rank ink points, suit ink points) in face pixels (cached)."""
+        key = (deck_name, card, id(bgra))
+        got = self._glyphs.get(key) if hasattr(self, "_glyphs") else None
+        if got is None:
+            if not hasattr(self, "_glyphs"):
+                self._glyphs = {}
+            got = [glyph_points(bgra, b, upright=(k % 4) in (0, 2)) for k, b in enumerate(boxes)]
+            self._glyphs[key] = got
+        return got
+
     def random_card(self, rng, deck_name: str, card: str | None = None):
         faces, boxes, cards, _ = self.deck(deck_name)
         if card is None or card not in cards:
             card = cards[rng.integers(len(cards))]
         return card, faces[card], boxes[card]
+
+
+def glyph_points(bgra: np.ndarray, box, upright: bool = True, max_pts: int = 300):
+    """Ink pixels of an index box split into the rank (upper) and suit (lower) glyphs.
+
+    The split is the widest blank band of rows between them (the middle of the box if
+    none); an upside-down index (``upright=False``) has its rank below. Returns two (K, 2)
+    arrays of x, y face pixels (at most ``max_pts`` each, the extreme points kept).
+    """
+    x1, y1, x2, y2 = [int(round(v)) for v in box]
+    crop = bgra[max(0, y1):y2, max(0, x1):x2]
+    if crop.size == 0:
+        z = np.zeros((0, 2), np.float64)
+        return z, z
+    bgr = crop[:, :, :3].astype(np.int16)
+    paper = np.median(bgr.reshape(-1, 3)[crop[:, :, 3].reshape(-1) > 128], axis=0) if (crop[:, :, 3] > 128).any() else np.array([255, 255, 255])
+    ink = (np.abs(bgr - paper).sum(axis=2) > 90) & (crop[:, :, 3] > 128)
+    rows = ink.any(axis=1)
+    hh = len(rows)
+    best, cut = 0, hh // 2
+    run_start = None
+    for r in range(int(hh * 0.2), int(hh * 0.85) + 1):
+        blank = r < hh and not rows[r]
+        if blank and run_start is None:
+            run_start = r
+        if (not blank or r == int(hh * 0.85)) and run_start is not None:
+            if r - run_start > best:
+                best, cut = r - run_start, (run_start + r) // 2
+            run_start = None
+    yy, xx = np.nonzero(ink)
+    pts = np.stack([xx + max(0, x1) + 0.5, yy + max(0, y1) + 0.5], 1).astype(np.float64)
+    upper, lower = pts[yy < cut], pts[yy >= cut]
+    rank, suit = (upper, lower) if upright else (lower, upper)
+
+    def thin(p):
+        if len(p) <= max_pts:
+            return p
+        ext = [p[:, 0].argmin(), p[:, 0].argmax(), p[:, 1].argmin(), p[:, 1].argmax()]
+        pick = np.linspace(0, len(p) - 1, max_pts - 4).astype(int)
+        return p[np.unique(np.concatenate([pick, ext]))]
+
+    return thin(rank), thin(suit)
 
 
 # ----------------------------------------------------------------------------- geometry helpers
@@ -107,9 +170,15 @@ def _apply(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return p[:, :2] / p[:, 2:3]
 
 
-def camera_homography(rng, w: int, h: int, max_tilt_deg: float = 30.0) -> np.ndarray:
-    """Table plane (centred at the origin, pixel units) -> image, with a random tilt and roll."""
-    tilt = math.radians(rng.uniform(0, max_tilt_deg)) if rng.random() < 0.7 else 0.0
+def camera_homography(rng, w: int, h: int, max_tilt_deg: float = 30.0, at_least: float = 0.0) -> np.ndarray:
+    """Table plane (centred at the origin, pixel units) -> image, with a random tilt and roll.
+
+    ``at_least`` > 0: always tilted, between it and ``max_tilt_deg`` (a view from near table height).
+    """
+    if at_least > 0:
+        tilt = math.radians(rng.uniform(at_least, max_tilt_deg))
+    else:
+        tilt = math.radians(rng.uniform(0, max_tilt_deg)) if rng.random() < 0.7 else 0.0
     # foreshortening: far edge shrinks, depth compressed
     k = 1.0 - 0.9 * math.sin(tilt) * rng.uniform(0.5, 1.0)
     c = math.cos(tilt)
@@ -157,6 +226,37 @@ def _layout_fan(rng, n):
     return out
 
 
+def _layout_tightfan(rng, n):
+    """A hand held or laid as a tight fan: only a sliver of each card shows.
+
+    Cards turn about a pivot below them (or slide along a straight line) so that the
+    top-left indices step by 8-25 % of a card's width; each card lies over the one before,
+    so every index but the last is partly covered. Sometimes the fan runs the other way
+    (the cards' other corner shows) and some cards lie upside down in it.
+    """
+    step = rng.uniform(0.08, 0.25) * 0.7          # index spacing, card-height units
+    base = rng.uniform(0, 2 * math.pi)
+    arc = rng.random() < 0.65
+    radius = rng.uniform(0.6, 1.6)                # pivot to index distance
+    da = step / radius
+    out = []
+    for i in range(n):
+        t = i - (n - 1) / 2
+        if arc:
+            a = t * da
+            r = radius - 0.38                         # the index sits ~0.38 card heights above the centre
+            x, y = r * math.sin(a), -r * math.cos(a) + r
+        else:
+            a = rng.normal(0, 0.02)
+            x, y = t * step, rng.normal(0, 0.01)
+        if rng.random() < 0.12:
+            a += math.pi                              # a card upside down in the hand
+        out.append((x * math.cos(base) - y * math.sin(base), x * math.sin(base) + y * math.cos(base), a + base))
+    if rng.random() < 0.3:                            # fanned the other way round
+        out = out[::-1]
+    return out
+
+
 def _layout_pile(rng, n):
     r = rng.uniform(0.2, 0.8)
     return [(rng.normal(0, r), rng.normal(0, r), rng.uniform(0, 2 * math.pi)) for _ in range(n)]
@@ -194,6 +294,7 @@ LAYOUTS = {  # name: (function, card count range, weight)
     "single": (_layout_single, (1, 5), 0.2),
     "row": (_layout_row, (3, 9), 0.25),
     "fan": (_layout_fan, (3, 13), 0.15),
+    "tightfan": (_layout_tightfan, (5, 13), 0.3),
     "pile": (_layout_pile, (3, 10), 0.12),
     "hand21": (_layout_hand21, (21, 21), 0.13),
     "grid": (_layout_grid, (6, 30), 0.15),
@@ -261,11 +362,49 @@ def _distractor(rng, img, owner, size):
     owner[mask > 127] = -2
 
 
+def _darken_red(bgra: np.ndarray, f: float) -> np.ndarray:
+    """Red ink printed darker (maroon, brick): reddish pixels scaled towards black by ``f``."""
+    out = bgra.copy()
+    c = out[:, :, :3].astype(np.float32)
+    b, g, r = c[:, :, 0], c[:, :, 1], c[:, :, 2]
+    redness = np.clip((r - np.maximum(g, b) - 40) / 80.0, 0, 1)
+    scale = 1.0 - (1.0 - f) * redness
+    out[:, :, :3] = np.clip(c * scale[..., None], 0, 255).astype(np.uint8)
+    return out
+
+
+def _shadow_band(rng, f):
+    """A soft shadow across part of the table (a hand or arm between the lamp and the cards)."""
+    h, w = f.shape[:2]
+    mask = np.zeros((h, w), np.uint8)
+    cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+    ang = rng.uniform(0, math.pi)
+    L = 2 * max(w, h)
+    th = int(max(8, rng.uniform(0.1, 0.45) * min(w, h)))
+    p1 = (int(cx - L * math.cos(ang)), int(cy - L * math.sin(ang)))
+    p2 = (int(cx + L * math.cos(ang)), int(cy + L * math.sin(ang)))
+    cv2.line(mask, p1, p2, 255, th)
+    if rng.random() < 0.5:   # fingers / a blob at one end
+        cv2.circle(mask, (int(cx), int(cy)), int(th * rng.uniform(0.6, 1.3)), 255, -1)
+    m = cv2.GaussianBlur(mask.astype(np.float32) / 255.0, (0, 0), max(1.0, th * rng.uniform(0.05, 0.3)))
+    f *= (1.0 - rng.uniform(0.3, 0.65) * m)[..., None]
+    return f
+
+
 def _photometric(rng, img):
     h, w = img.shape[:2]
     f = img.astype(np.float32)
-    # colour temperature / white balance
+    # colour temperature / white balance; sometimes a strong warm (tungsten) or cold cast, dim light
     f *= rng.uniform(0.85, 1.15, 3)[None, None, :]
+    r = rng.random()
+    if r < 0.25:     # warm: blue down, red up (BGR order)
+        f *= np.array([rng.uniform(0.5, 0.8), rng.uniform(0.8, 0.95), rng.uniform(1.0, 1.2)], np.float32)[None, None, :]
+    elif r < 0.35:   # cold / fluorescent
+        f *= np.array([rng.uniform(1.05, 1.25), rng.uniform(0.95, 1.1), rng.uniform(0.75, 0.95)], np.float32)[None, None, :]
+    if rng.random() < 0.25:
+        f *= rng.uniform(0.4, 0.75)   # dim room
+    if rng.random() < 0.35:
+        f = _shadow_band(rng, f)
     # lighting gradient (linear or radial)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     if rng.random() < 0.6:
@@ -287,6 +426,15 @@ def _photometric(rng, img):
     # overall brightness / contrast
     f = (f - 128) * rng.uniform(0.75, 1.2) + 128 + rng.uniform(-25, 25)
     img = np.clip(f, 0, 255).astype(np.uint8)
+    # hue and saturation shifts; sometimes no colour at all (grey camera, night mode)
+    r = rng.random()
+    if r < 0.1:
+        img = cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    elif r < 0.35:
+        hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV).astype(np.int16)
+        hsv[:, :, 0] = (hsv[:, :, 0] + int(rng.integers(-12, 13))) % 180
+        hsv[:, :, 1] = np.clip(hsv[:, :, 1] * rng.uniform(0.3, 1.4), 0, 255)
+        img = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
     # blur (defocus or motion)
     r = rng.random()
     if r < 0.3:
@@ -334,7 +482,8 @@ def _box_from_quad(q, w, h):
 def render_scene(rng: np.random.Generator, pool: DeckPool, w: int, h: int,
                  size: tuple[float, float] = (8.0, 90.0), max_tilt: float = 30.0) -> Scene:
     """Render one table scene (see module docstring). ``size``: index height range in pixels."""
-    Hcam = camera_homography(rng, w, h, max_tilt)
+    steep = rng.random() < STEEP_P
+    Hcam = camera_homography(rng, w, h, STEEP_TILT if steep else max_tilt, at_least=45.0 if steep else 0.0)
     # background: draw a table plane and warp it with the same camera
     bg_plane = backgrounds.make_background(rng, w, h)
     Hbg = Hcam @ _trans(-w / 2, -h / 2)
@@ -350,9 +499,9 @@ def render_scene(rng: np.random.Generator, pool: DeckPool, w: int, h: int,
     names = list(LAYOUTS)
     weights = np.array([LAYOUTS[n][2] for n in names])
     if area_cards < 4:  # close-up: only a few cards fit
-        weights = weights * np.array([3, 1, 1, 0.5, 0.1, 0.05])
+        weights = weights * np.array([3, 1, 1, 1, 0.5, 0.1, 0.05])
     elif area_cards > 40:
-        weights = weights * np.array([0.5, 1, 1, 1, 1.5, 2])
+        weights = weights * np.array([0.5, 1, 1, 1.5, 1, 1.5, 2])
     weights /= weights.sum()
     n_groups = 1 if area_cards < 6 else int(rng.integers(1, min(6, 1 + int(area_cards / 10)) + 1))
     # packs in play: 1-3 decks (Marriage uses three packs, often of different designs)
@@ -374,12 +523,13 @@ def render_scene(rng: np.random.Generator, pool: DeckPool, w: int, h: int,
             # Marriage: identical cards from different packs; also in rows (sets)
             want = dup_card if (dup_card is not None and rng.random() < 0.25) else None
             card, bgra, boxes = pool.random_card(rng, dname, want)
+            glyphs = pool.glyph_points(dname, card, bgra, boxes)
             if rng.random() < 0.3:
                 dup_card = card
             sh, sw = bgra.shape[:2]
             s = gscale / sh
             Hp = _trans(gx + x * gscale, gy + y * gscale) @ _rot(a) @ _scale(s) @ _trans(-sw / 2, -sh / 2)
-            placements.append((card, bgra, boxes, Hp))
+            placements.append((card, bgra, boxes, Hp, glyphs))
     # occasional face-down cards (backs) as distractors
     for _ in range(int(rng.integers(0, 3)) if rng.random() < 0.3 else 0):
         back = pool.deck(scene_decks[0])[3]
@@ -388,16 +538,20 @@ def render_scene(rng: np.random.Generator, pool: DeckPool, w: int, h: int,
         sh, sw = back.shape[:2]
         Hp = (_trans(rng.uniform(-0.5, 0.5) * w, rng.uniform(-0.5, 0.5) * h) @ _rot(rng.uniform(0, 6.3))
               @ _scale(card_h / sh) @ _trans(-sw / 2, -sh / 2))
-        placements.insert(int(rng.integers(0, len(placements) + 1)), (None, back, [], Hp))
+        placements.insert(int(rng.integers(0, len(placements) + 1)), (None, back, [], Hp, []))
 
     shadow_on = rng.random() < 0.6
     sdir = rng.uniform(0, 2 * math.pi)
     sdist = rng.uniform(0.005, 0.03) * card_h
     indices = []
     quads = []
-    for i, (card, bgra, boxes, Hp) in enumerate(placements):
+    dark_red = rng.random() < 0.15   # a deck printed in maroon / brick ink (reads dark in warm light)
+    dark_f = rng.uniform(0.35, 0.7)
+    for i, (card, bgra, boxes, Hp, glyphs) in enumerate(placements):
         H = Hcam @ Hp
         src, Hs = _prescale(bgra, H)
+        if dark_red and card is not None and card[-1] in "HD":
+            src = _darken_red(src, dark_f)
         if rng.random() < 0.3:  # per-card brightness (card lifted, in shade)
             f = rng.uniform(0.8, 1.1)
             src = src.copy()
@@ -410,9 +564,9 @@ def render_scene(rng: np.random.Generator, pool: DeckPool, w: int, h: int,
         quads.append(_apply(H, np.array([[0, 0], [sw, 0], [sw, sh], [0, sh]], np.float64)))
         if card is None:
             continue
-        for b in boxes:
+        for b, g in zip(boxes, glyphs):
             q = _apply(H, np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]], np.float64))
-            indices.append((i, card, q))
+            indices.append((i, card, q, (_apply(H, g[0]) if len(g[0]) else g[0], _apply(H, g[1]) if len(g[1]) else g[1])))
 
     for _ in range(int(rng.integers(1, 3)) if rng.random() < 0.3 else 0):
         _distractor(rng, img, owner, card_h)
@@ -420,7 +574,17 @@ def render_scene(rng: np.random.Generator, pool: DeckPool, w: int, h: int,
     img = _photometric(rng, img)
 
     labels = []
-    for i, card, q in indices:
+    def glyph_seen(pts, i):
+        """Fraction of the points inside the picture and on card ``i`` (not covered)."""
+        if len(pts) == 0:
+            return 0.0, pts
+        xi, yi = np.floor(pts[:, 0]).astype(int), np.floor(pts[:, 1]).astype(int)
+        ok = (xi >= 0) & (yi >= 0) & (xi < w) & (yi < h)
+        vis = np.zeros(len(pts), bool)
+        vis[ok] = owner[yi[ok], xi[ok]] == i
+        return float(vis.mean()), pts[vis]
+
+    for i, card, q, (rank_pts, suit_pts) in indices:
         full = abs(cv2.contourArea(q.astype(np.float32)))
         if full < 1:
             continue
@@ -435,5 +599,14 @@ def render_scene(rng: np.random.Generator, pool: DeckPool, w: int, h: int,
         seen = np.count_nonzero(owner[y1:y2, x1:x2][inside] == i)
         vis = min(1.0, seen / full)
         side = max(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0]))
-        labels.append(IndexLabel(card, box, q, float(vis), float(side), i))
+        vr, pr = glyph_seen(rank_pts, i)
+        vs, ps = glyph_seen(suit_pts, i)
+        glyph_vis = min(vr, vs)
+        if vis < 0.95 and glyph_vis >= GLYPHS_VISIBLE and len(pr) + len(ps) >= 4:
+            # partly covered, glyphs whole: the box is the visible ink (as an unhidden index's box is its ink)
+            pts = np.concatenate([pr, ps])
+            pad = 0.5
+            box = (float(max(0, pts[:, 0].min() - pad)), float(max(0, pts[:, 1].min() - pad)),
+                   float(min(w, pts[:, 0].max() + pad)), float(min(h, pts[:, 1].max() + pad)))
+        labels.append(IndexLabel(card, box, q, float(vis), float(side), i, float(glyph_vis)))
     return Scene(img, labels, quads)

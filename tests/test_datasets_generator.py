@@ -80,8 +80,75 @@ def test_occluded_indices_are_not_labels(pool):
         labels = sc.labels()
         labelled += len(labels)
         hidden += sum(1 for i in sc.indices if i.visibility < scenes.VISIBLE)
-        assert all(lab.visibility >= scenes.VISIBLE for lab in labels)
+        assert all(lab.visibility >= scenes.VISIBLE or lab.glyphs >= scenes.GLYPHS_VISIBLE for lab in labels)
     assert hidden > 0 and labelled > 0
+
+
+def test_glyph_points_split_rank_above_suit():
+    img, boxes = _card("A")
+    rank, suit = scenes.glyph_points(img, boxes[0], upright=True)
+    assert len(rank) > 10 and len(suit) > 10
+    assert rank[:, 1].max() < suit[:, 1].min()          # the rank lies above the pip
+    # the bottom-right index is printed upside down: its rank lies below its pip
+    rank2, suit2 = scenes.glyph_points(img, boxes[1], upright=False)
+    assert rank2[:, 1].min() > suit2[:, 1].max()
+
+
+def test_partly_covered_index_is_a_label_only_with_whole_rank_and_suit():
+    q = np.zeros((4, 2))
+    whole = scenes.IndexLabel("AS", (0, 0, 10, 20), q, visibility=0.5, height=20, card_id=0, glyphs=0.95)
+    cut = scenes.IndexLabel("AS", (0, 0, 10, 20), q, visibility=0.5, height=20, card_id=0, glyphs=0.6)
+    sliver = scenes.IndexLabel("AS", (0, 0, 10, 20), q, visibility=0.2, height=20, card_id=0, glyphs=0.95)
+    assert whole.is_label() and not cut.is_label() and not sliver.is_label()
+    assert scenes.IndexLabel("AS", (0, 0, 10, 20), q, visibility=0.8, height=20, card_id=0).is_label()
+
+
+def test_tight_fan_spacing():
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        cards = scenes._layout_tightfan(rng, 9)
+        assert len(cards) == 9
+        d = [np.hypot(a[0] - b[0], a[1] - b[1]) for a, b in zip(cards, cards[1:])]
+        # neighbouring cards step by at most a quarter of a card's width (0.7 card heights)
+        assert max(d) <= 0.25 * 0.7 + 0.05 and min(d) > 0.0
+
+
+def test_steep_camera_tilt_foreshortens():
+    rng = np.random.default_rng(0)
+    H_ = scenes.camera_homography(rng, 400, 400, 75.0, at_least=70.0)
+    sq = scenes._apply(H_, np.array([[-50.0, -50], [50, -50], [50, 50], [-50, 50]]))
+    sides = [np.linalg.norm(sq[(k + 1) % 4] - sq[k]) for k in range(4)]
+    assert max(sides) / min(sides) > 2.0        # a square on the table looks strongly squashed
+
+
+def test_dark_red_ink_and_colour_casts_keep_the_picture_valid():
+    img, _ = _card("K", (0, 0, 200))
+    dark = scenes._darken_red(img, 0.4)
+    assert dark.shape == img.shape and dark[:, :, 3].tolist() == img[:, :, 3].tolist()
+    red_px = img[:, :, 2] > 150
+    red_px &= img[:, :, 1] < 60
+    assert dark[:, :, 2][red_px].mean() < 0.6 * img[:, :, 2][red_px].mean()   # red ink is darker
+    out = scenes._photometric(np.random.default_rng(1), np.full((64, 64, 3), 128, np.uint8))
+    assert out.shape == (64, 64, 3) and out.dtype == np.uint8
+
+
+def test_generated_decks_have_exact_corner_indices():
+    from tableref.datasets import generated
+
+    if not generated.available():
+        pytest.skip("resvg-py or matplotlib's fonts not installed (the 'train' extra)")
+    for name, spec in generated.DESIGNS.items():
+        img = generated.render_card(name, "10H", 280)
+        h, w = img.shape[:2]
+        assert h == 280 and img[h // 2, w // 2, 3] == 255 and img[0, 0, 3] < 128   # rounded corner
+        boxes = generated.index_boxes(name, "10H", 280)
+        assert len(boxes) == spec["corners"]
+        tl, br = boxes[0], boxes[1]
+        assert tl[0] < 0.1 * w and tl[1] < 0.1 * h and tl[3] < 0.45 * h
+        assert br[2] > 0.9 * w and br[3] > 0.9 * h
+        # red ink inside the top-left box
+        patch = img[tl[1]:tl[3], tl[0]:tl[2]].astype(int)
+        assert ((patch[:, :, 0] - patch[:, :, 1]) > 40).mean() > 0.05
 
 
 def test_labelled_index_shows_its_card(pool):

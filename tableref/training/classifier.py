@@ -9,7 +9,9 @@ inside), with a dynamic batch axis. Output order = ``CLASS_NAMES``.
 
 Data: ``<data>/{train,val}/<class>/*.png`` (ultralytics classify layout, written by
 ``tableref dataset build``). Augmentation on the fly: 90° turns, small shifts,
-brightness/contrast/colour, noise, blur; never mirror images.
+brightness/contrast/colour, colour shifts that make ink colour unreliable (darkened red ink,
+warm/cold white balance, hue/saturation, grey-scale; :func:`_colour_shift`), noise, blur;
+never mirror images.
 Checkpoints: ``runs/classifier/last.pt`` every epoch (``--resume`` continues),
 ``runs/classifier/best.pt`` by validation accuracy.
 """
@@ -137,6 +139,7 @@ def _augment(x, rng, torch):
         else:
             p1 = (SIZE - n) // 2
             x = torch.nn.functional.pad(y, (p1, SIZE - n - p1, p1, SIZE - n - p1), mode="replicate")
+    x = _colour_shift(x, rng, torch)
     g = torch.from_numpy(rng.uniform(0.6, 1.3, (b, 1, 1, 1)).astype(np.float32))
     c = torch.from_numpy(rng.uniform(0.9, 1.1, (b, 3, 1, 1)).astype(np.float32))
     o = torch.from_numpy(rng.uniform(-0.12, 0.12, (b, 1, 1, 1)).astype(np.float32))
@@ -149,6 +152,44 @@ def _augment(x, rng, torch):
         w = torch.tensor([0.25, 0.5, 0.25])
         kern = (w[:, None] * w[None, :]).expand(3, 1, 3, 3).contiguous()
         x = torch.nn.functional.conv2d(torch.nn.functional.pad(x, (1, 1, 1, 1), mode="replicate"), kern, groups=3)
+    return x.clamp(0, 1)
+
+
+def _colour_shift(x, rng, torch):
+    """Make ink colour an unreliable cue, so suits are read by shape.
+
+    Per crop: red ink printed or lit darker (maroon, brick: reddish pixels pulled towards
+    black), warm / cold white balance, a hue rotation with saturation change (a random
+    mix of the channels), or no colour at all (grey-scale). x: (B, 3, H, W) RGB 0..1.
+    """
+    b = x.shape[0]
+    r, g, bl = x[:, 0:1], x[:, 1:2], x[:, 2:3]
+    redness = ((r - torch.maximum(g, bl) - 0.15) / 0.3).clamp(0, 1)
+    dark = torch.from_numpy((rng.random((b, 1, 1, 1)) < 0.25) * rng.uniform(0.3, 0.65, (b, 1, 1, 1))).float()
+    x = x * (1.0 - dark * redness)
+    # white balance: warm (tungsten) or cold casts
+    wb = np.ones((b, 3), np.float32)
+    kind = rng.random(b)
+    warm = kind < 0.25
+    wb[warm] = np.stack([rng.uniform(1.0, 1.2, warm.sum()), rng.uniform(0.8, 0.95, warm.sum()),
+                         rng.uniform(0.5, 0.8, warm.sum())], 1)
+    cold = (kind >= 0.25) & (kind < 0.35)
+    wb[cold] = np.stack([rng.uniform(0.75, 0.95, cold.sum()), rng.uniform(0.95, 1.1, cold.sum()),
+                         rng.uniform(1.05, 1.25, cold.sum())], 1)
+    x = x * torch.from_numpy(wb)[:, :, None, None]
+    # hue rotation + saturation: a mix of the channels around the grey axis
+    m = np.tile(np.eye(3, dtype=np.float32), (b, 1, 1))
+    grey = np.full((3, 3), 1 / 3, np.float32)
+    for i in np.nonzero(rng.random(b) < 0.3)[0]:
+        t = rng.uniform(-0.5, 0.5)   # radians of hue
+        c, s_ = np.cos(t), np.sin(t)
+        k = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], np.float32) / np.sqrt(3)
+        rot = np.eye(3, dtype=np.float32) * c + (1 - c) * grey + s_ * k   # Rodrigues about (1,1,1)
+        sat = rng.uniform(0.3, 1.4)
+        m[i] = grey + sat * (rot - grey)
+    greys = rng.random(b) < 0.15
+    m[greys] = grey
+    x = torch.einsum("bij,bjhw->bihw", torch.from_numpy(m), x)
     return x.clamp(0, 1)
 
 

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Card-level score and per-card diagnosis of the real fanned-deal photo (or any photo labelled alike).
+
+    python scripts/diagnose_fanned.py                      # ../shared/data/real-table/fanned-deal.jpg
+    python scripts/diagnose_fanned.py --models DIR --json out.json
+    python scripts/diagnose_fanned.py --image X.jpg --labels X.labels.json
+
+Labels: the real-table format (one box per visible corner index, relative centre/size,
+names like ``10h``); a card counts once however many of its indices are labelled.
+A labelled card is **found** when a reported card of its value has an index box on one of
+that card's labelled indices (centre within the label box grown by half its size each
+way, or the label's centre inside the reported index box); a reported card is **correct**
+when it is found in that sense. Hands are the four fans of the photo, named by where they
+lie (the card's highest labelled index decides).
+
+For every missed card the script says why, index by index:
+
+- ``no box``: the detector gave no box on the index at the pipeline's threshold
+  (``weak box 0.xx``: a box exists below the threshold);
+- ``read none`` / ``read XY``: the classifier calls the detector's box ``none`` or another
+  card (the labelled box itself, read by the classifier, is shown too: ``gt-box read``);
+- ``dropped``: the index was read right but no reported card of that value sits on it
+  (assembly merged it away or its confidence was below the card threshold).
+
+The photo is for development only: it is never trained on and never copied into the project.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+REAL_TABLE = ROOT.parent / "shared" / "data" / "real-table"
+if not REAL_TABLE.exists():
+    REAL_TABLE = Path("/work/shared/data/real-table")
+
+
+def load_labels(path: Path, w: int, h: int) -> list[dict]:
+    out = []
+    for item in json.loads(path.read_text()):
+        r = item["relative_coordinates"]
+        cx, cy, bw, bh = r["center_x"] * w, r["center_y"] * h, r["width"] * w, r["height"] * h
+        name = item["name"].upper()
+        out.append({"card": name, "box": (cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2), "rel": (r["center_x"], r["center_y"])})
+    return out
+
+
+def hand_of(rel: tuple[float, float]) -> str:
+    """The four fans of the shared photo: top, middle-left, middle-right, bottom."""
+    x, y = rel
+    if y < 0.25:
+        return "top"
+    if y > 0.55:
+        return "bottom"
+    return "middle-left" if x < 0.52 else "middle-right"
+
+
+def iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / u if u > 0 else 0.0
+
+
+def on_label(box, lab_box) -> bool:
+    """A reported/detected box lies on a labelled index."""
+    x1, y1, x2, y2 = lab_box
+    gw, gh = (x2 - x1) * 0.5, (y2 - y1) * 0.5
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    if x1 - gw <= cx <= x2 + gw and y1 - gh <= cy <= y2 + gh:
+        return True
+    lx, ly = (x1 + x2) / 2, (y1 + y2) / 2
+    return box[0] <= lx <= box[2] and box[1] <= ly <= box[3]
+
+
+def evaluate(rec, image: np.ndarray, labels: list[dict], diagnose: bool = True) -> dict:
+    """Card-level recall/precision (overall and per hand) and, with ``diagnose``, why each card is missed."""
+    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+
+    cards = rec.recognize(image)
+    by_card: dict[str, list[dict]] = {}
+    for lab in labels:
+        by_card.setdefault(lab["card"], []).append(lab)
+    hand = {c: hand_of(min(ls, key=lambda l: l["rel"][1])["rel"]) for c, ls in by_card.items()}
+    found = {c: False for c in by_card}
+    correct = []
+    wrong = []
+    for dc in cards:
+        boxes = list(dc.indices) or [dc.box]
+        ok = dc.card in by_card and any(on_label(b, l["box"]) for b in boxes for l in by_card[dc.card])
+        correct.append(ok)
+        if ok:
+            found[dc.card] = True
+        else:
+            wrong.append({"card": dc.card, "confidence": round(float(dc.confidence), 3),
+                          "box": [round(float(v)) for v in (boxes[0])],
+                          "labelled_elsewhere": dc.card in by_card})
+    per_hand = {}
+    for c, hnd in hand.items():
+        d = per_hand.setdefault(hnd, {"labelled": 0, "found": 0, "reported": 0, "correct": 0, "missed": []})
+        d["labelled"] += 1
+        d["found"] += int(found[c])
+        if not found[c]:
+            d["missed"].append(c)
+    for dc, ok in zip(cards, correct):
+        boxes = list(dc.indices) or [dc.box]
+        cx = float(np.mean([(b[0] + b[2]) / 2 for b in boxes])) / image.shape[1]
+        cy = float(np.min([(b[1] + b[3]) / 2 for b in boxes])) / image.shape[0]
+        hnd = hand[dc.card] if ok else hand_of((cx, cy))
+        d = per_hand.setdefault(hnd, {"labelled": 0, "found": 0, "reported": 0, "correct": 0, "missed": []})
+        d["reported"] += 1
+        d["correct"] += int(ok)
+    for d in per_hand.values():
+        d["recall"] = d["found"] / d["labelled"] if d["labelled"] else None
+        d["precision"] = d["correct"] / d["reported"] if d["reported"] else None
+    n_lab, n_found = len(by_card), sum(found.values())
+    res = {"labelled": n_lab, "found": n_found, "reported": len(cards), "correct": int(sum(correct)),
+           "recall": n_found / n_lab, "precision": (sum(correct) / len(cards)) if cards else None,
+           "per_hand": per_hand, "wrong": wrong, "passes": list(rec.last_stats.passes), "missed": {}}
+    if not diagnose:
+        return res
+    # why: the pipeline's own boxes and readings, a low-threshold detector pass, and the labelled box read
+    boxes, scores = rec.find_indices(image)
+    probs = rec.classify(image, boxes)
+    low = CardRecognizer(rec.models_dir, config=RecognizerConfig(det_conf=0.02))
+    lboxes, lscores = low.find_indices(image)
+    names = rec.names
+    for c, ok in found.items():
+        if ok:
+            continue
+        why = []
+        for lab in by_card[c]:
+            gt = rec.classify(image, np.array([lab["box"]], np.float32))[0]
+            gk = int(np.argmax(gt))
+            gt_read = f"gt-box read {names[gk]} {gt[gk]:.2f}"
+            on = [k for k in range(len(boxes)) if on_label(boxes[k], lab["box"]) and iou(boxes[k], lab["box"]) > 0.1]
+            if not on:
+                lon = [k for k in range(len(lboxes)) if on_label(lboxes[k], lab["box"]) and iou(lboxes[k], lab["box"]) > 0.1]
+                weak = f" (weak box {max(float(lscores[k]) for k in lon):.2f})" if lon else ""
+                why.append(f"no box{weak}; {gt_read}")
+                continue
+            k = max(on, key=lambda k: iou(boxes[k], lab["box"]))
+            p = probs[k]
+            pk = int(np.argmax(p))
+            if names[pk] == "none":
+                why.append(f"read none {p[pk]:.2f} (score {scores[k]:.2f}); {gt_read}")
+            elif names[pk] != c:
+                why.append(f"read {names[pk]} {p[pk]:.2f} (score {scores[k]:.2f}); {gt_read}")
+            else:
+                conf = float(p[pk]) * float(scores[k]) ** rec.config.det_score_power
+                low_conf = conf < rec.config.min_card_confidence
+                why.append(f"read right {p[pk]:.2f} (score {scores[k]:.2f}), dropped"
+                           + (f": p x score^{rec.config.det_score_power} = {conf:.2f} < {rec.config.min_card_confidence}"
+                              if low_conf else " by assembly"))
+        res["missed"][c] = {"hand": hand[c], "why": why}
+    return res
+
+
+def cause_of(why: list[str]) -> str:
+    """One cause per missed card: the best thing that happened to any of its indices."""
+    order = ["dropped", "read wrong", "read none", "no box"]
+    kinds = []
+    for w in why:
+        if w.startswith("read right"):
+            kinds.append("dropped")
+        elif w.startswith("read none"):
+            kinds.append("read none")
+        elif w.startswith("read "):
+            kinds.append("read wrong")
+        else:
+            kinds.append("no box")
+    return min(kinds, key=order.index) if kinds else "?"
+
+
+def report(res: dict) -> str:
+    out = [f"fanned deal: recall {res['found']}/{res['labelled']} = {100 * res['recall']:.1f} %, "
+           f"precision {res['correct']}/{res['reported']} = "
+           f"{100 * res['precision']:.1f} %" if res["precision"] is not None else "no cards reported",
+           f"passes: {', '.join(res['passes'])}", "", "| hand | labelled | found | recall | reported | correct | precision | missed |",
+           "|---|---|---|---|---|---|---|---|"]
+    for hnd in ("top", "middle-left", "middle-right", "bottom"):
+        d = res["per_hand"].get(hnd)
+        if not d:
+            continue
+        rc = f"{100 * d['recall']:.1f} %" if d["recall"] is not None else "n/a"
+        pr = f"{100 * d['precision']:.1f} %" if d["precision"] is not None else "n/a"
+        out.append(f"| {hnd} | {d['labelled']} | {d['found']} | {rc} | {d['reported']} | {d['correct']} | {pr} | "
+                   f"{' '.join(sorted(d['missed'])) or '-'} |")
+    if res["missed"]:
+        out += ["", "| missed card | hand | cause | per labelled index |", "|---|---|---|---|"]
+        for c, m in sorted(res["missed"].items()):
+            out.append(f"| {c} | {m['hand']} | {cause_of(m['why'])} | {' / '.join(m['why'])} |")
+        causes = Counter(cause_of(m["why"]) for m in res["missed"].values())
+        out += ["", "causes: " + ", ".join(f"{k} {v}" for k, v in causes.most_common())]
+    if res["wrong"]:
+        out += ["", "wrong reports: " + ", ".join(
+            f"{w['card']} ({w['confidence']}{', labelled elsewhere' if w['labelled_elsewhere'] else ''})" for w in res["wrong"])]
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--image", default=str(REAL_TABLE / "fanned-deal.jpg"))
+    p.add_argument("--labels", help="labels json (default: the image's .labels.json)")
+    p.add_argument("--models", help="models folder (default: the committed models)")
+    p.add_argument("--json", help="also write the result here")
+    p.add_argument("--no-diagnose", action="store_true", help="only the scores")
+    a = p.parse_args(argv)
+    img_path = Path(a.image)
+    lab_path = Path(a.labels) if a.labels else img_path.with_name(img_path.stem + ".labels.json")
+    if not img_path.exists() or not lab_path.exists():
+        print(f"error: {img_path} or {lab_path} not found (the shared real-table photo is not on this machine)",
+              file=sys.stderr)
+        return 1
+    image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+    if image is None:
+        print(f"error: cannot read {img_path}", file=sys.stderr)
+        return 1
+    sys.path.insert(0, str(ROOT))
+    from tableref.vision.detector import CardRecognizer, ModelError
+
+    try:
+        rec = CardRecognizer(a.models)
+    except ModelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    h, w = image.shape[:2]
+    res = evaluate(rec, image, load_labels(lab_path, w, h), diagnose=not a.no_diagnose)
+    print(report(res))
+    if a.json:
+        Path(a.json).write_text(json.dumps(res, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
