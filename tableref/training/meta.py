@@ -57,11 +57,17 @@ def load_meta() -> dict:
     return meta if isinstance(meta, dict) else {}
 
 
-def update_meta(**fields) -> dict:
-    """Merge ``fields`` into models/recognition.json (creating it), bump the version, refresh geometry."""
+def update_meta(refresh_geometry: bool = False, **fields) -> dict:
+    """Merge ``fields`` into models/recognition.json (creating it), bump the version.
+
+    ``index_geometry`` is computed from the decks installed here only when the file has none
+    or ``refresh_geometry`` is set.
+    """
     meta = load_meta()
     meta.update(fields)
-    if "index_geometry" not in fields:
+    if "index_geometry" not in fields and (refresh_geometry or not meta.get("index_geometry")):
+        # the geometry is what assembly was tuned with: an export keeps it unless asked (a machine
+        # with other decks installed would silently change it)
         meta["index_geometry"] = index_geometry()
     meta["version"] = int(meta.get("version", 0)) + 1
     meta["updated"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
