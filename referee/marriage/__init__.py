@@ -42,12 +42,12 @@ Rules: :class:`MarriageRules` or a dict of switches (see ``docs/rules-marriage.m
 from tableref.referee.marriage.analysis import HandAnalysis, analyse_hand
 from tableref.referee.marriage.combos import classify
 from tableref.referee.marriage.maal import Maal, MaalItem, count_maal
-from tableref.referee.marriage.melds import MeldsCheck, MeldVerdict, check_melds
+from tableref.referee.marriage.melds import MeldsCheck, MarriageMeldVerdict, check_melds
 from tableref.referee.marriage.settings import MarriageRules, build_rules
-from tableref.referee.marriage.settle import PlayerScore, PlayerSettlement, Settlement, settle
+from tableref.referee.marriage.settle import PlayerScore, PlayerSettlement, MarriageSettlement, settle
 from tableref.referee.marriage.wild import Wild
 
 __all__ = [
-    "HandAnalysis", "analyse_hand", "classify", "check_melds", "MeldsCheck", "MeldVerdict", "Maal", "MaalItem", "count_maal", "MarriageRules",
-    "build_rules", "PlayerScore", "PlayerSettlement", "Settlement", "settle", "Wild",
+    "HandAnalysis", "analyse_hand", "classify", "check_melds", "MeldsCheck", "MarriageMeldVerdict", "Maal", "MaalItem", "count_maal", "MarriageRules",
+    "build_rules", "PlayerScore", "PlayerSettlement", "MarriageSettlement", "settle", "Wild",
 ]

@@ -16,7 +16,7 @@ from tableref.referee.reasons import Reason, reason_json
 
 
 @dataclass
-class MeldVerdict:
+class MarriageMeldVerdict:
     cards: list[Card]
     kind: str | None          # a combination kind, "dublee", or None
     pure: bool                # counts toward seeing the joker
@@ -36,7 +36,7 @@ class MeldVerdict:
 
 @dataclass
 class MeldsCheck:
-    melds: list[MeldVerdict] = field(default_factory=list)
+    melds: list[MarriageMeldVerdict] = field(default_factory=list)
     sees_joker: bool = False      # three pure combinations, or seven dublees
     goes_out: bool = False        # seven combinations (three pure), or eight dublees
 
@@ -76,11 +76,11 @@ def check_melds(melds: Sequence[Sequence], tiplu=None) -> MeldsCheck:
         cards = parse_cards(m, f"melds[{i}]")
         all_cards += cards
         if len(cards) == 2 and cards[0] == cards[1]:
-            out.melds.append(MeldVerdict(cards, combos.DUBLEE, False, None))
+            out.melds.append(MarriageMeldVerdict(cards, combos.DUBLEE, False, None))
             continue
         kind = combos.classify(cards, wild)
         pure = combos.natural_kind(cards) in (combos.TUNNELA, combos.PURE_SEQUENCE)
-        out.melds.append(MeldVerdict(cards, kind, pure and kind is not None,
+        out.melds.append(MarriageMeldVerdict(cards, kind, pure and kind is not None,
                                      None if kind else _reason(cards, wild)))
     check_copies(all_cards, 3, "melds")
     trios = [m for m in out.melds if m.valid and m.kind != combos.DUBLEE]

@@ -48,7 +48,7 @@ class PlayerSettlement:
 
 
 @dataclass
-class Settlement:
+class MarriageSettlement:
     winner: str
     total_maal: int
     players: list[PlayerSettlement]
@@ -64,7 +64,7 @@ class Settlement:
 
 
 def settle(winner: str, players: Sequence[PlayerScore], dublee_win: bool = False,
-           rules: MarriageRules | dict | None = None) -> Settlement:
+           rules: MarriageRules | dict | None = None) -> MarriageSettlement:
     """Settle one hand. Raises :class:`RefereeError` (with ``field``) for bad input."""
     rules = build_rules(rules)
     players = list(players)
@@ -116,4 +116,4 @@ def settle(winner: str, players: Sequence[PlayerScore], dublee_win: bool = False
         winner_net += pays
         out.append(PlayerSettlement(p.name, p.seen, p.maal, scores[i], fee, pays, -pays))
     out[w_index] = PlayerSettlement(winner, True, players[w_index].maal, scores[w_index], 0, 0, winner_net)
-    return Settlement(winner, total, out, dublee_win)
+    return MarriageSettlement(winner, total, out, dublee_win)
