@@ -20,12 +20,12 @@ import os
 import re
 import shutil
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from serving import running_server
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("TABLEREF_CHROMIUM", "/usr/bin/chromium")
@@ -79,31 +79,9 @@ def server(tmp_path_factory):
         _need(False, f"the card recognition model cannot be loaded: {exc}")
     port = _free_port()
     db = tmp_path_factory.mktemp("browser") / "ledger.sqlite3"
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("TABLEREF_PIN", None)
-    proc = subprocess.Popen([sys.executable, "-m", "tableref", "serve", "--host", "127.0.0.1", "--port", str(port),
-                             "--db", str(db), "--pin", PIN, "--source", source], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.time() + 60
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"tableref serve exited with {proc.returncode}:\n{proc.stdout.read()}")
-            try:
-                if _get(port, "/api/state")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.time() > deadline:
-                pytest.fail("tableref serve did not answer within 60 s")
-            time.sleep(0.3)
+    args = ["--host", "127.0.0.1", "--port", str(port), "--db", str(db), "--pin", PIN, "--source", source]
+    with running_server(args, lambda: _get(port, "/api/state")[0] == 200):
         yield port
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 @pytest.fixture(scope="module")

@@ -13,16 +13,15 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import subprocess
-import sys
 import time
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
-from test_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, _free_port, _get, _need
+from serving import running_server
+
+from test_browser import CHROMIUM, CHROMIUM_ARGS, _free_port, _get, _need
 
 PIN = "135790"
 PLAYERS = ["Ana", "Beto", "Cris"]
@@ -37,33 +36,11 @@ def money_server(tmp_path_factory):
         _need(False, "the playwright package is missing: pip install -e '.[test]'")
     folder = tmp_path_factory.mktemp("browser_money")
     port = _free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("TABLEREF_PIN", None)
-    proc = subprocess.Popen([sys.executable, "-m", "tableref", "serve", "--host", "127.0.0.1", "--port", str(port),
-                             "--db", str(folder / "ledger.sqlite3"), "--pin", PIN, "--game", "desmoche",
-                             "--players", ",".join(PLAYERS), "--point-value", "1",
-                             "--source", str(folder / "no-camera-here.mp4")],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.time() + 60
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"tableref serve exited with {proc.returncode}:\n{proc.stdout.read()}")
-            try:
-                if _get(port, "/api/state")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.time() > deadline:
-                pytest.fail("tableref serve did not answer within 60 s")
-            time.sleep(0.3)
+    args = ["--host", "127.0.0.1", "--port", str(port), "--db", str(folder / "ledger.sqlite3"), "--pin", PIN,
+            "--game", "desmoche", "--players", ",".join(PLAYERS), "--point-value", "1",
+            "--source", str(folder / "no-camera-here.mp4")]
+    with running_server(args, lambda: _get(port, "/api/state")[0] == 200):
         yield port
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def _ledger(port):

@@ -17,8 +17,6 @@ import json
 import os
 import socket
 import ssl
-import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -26,6 +24,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+
+from serving import running_server
 
 from test_browser import CHROMIUM, CHROMIUM_ARGS, _need
 
@@ -101,33 +101,12 @@ def phone_server(tmp_path_factory):
     assert make_y4m(video, clip) > 100
     truth = json.loads((ROOT / "tableref" / "demo" / "desmoche.json").read_text())["truth"]
     port = _free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "XDG_DATA_HOME": str(tmp / "data")}
-    env.pop("TABLEREF_PIN", None)
-    proc = subprocess.Popen([sys.executable, "-m", "tableref", "serve", "--https", "--host", "127.0.0.1",
-                             "--port", str(port), "--db", str(tmp / "ledger.sqlite3"), "--pin", PIN,
-                             "--source", "phone", "--players", PLAYERS], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    args = ["--https", "--host", "127.0.0.1", "--port", str(port), "--db", str(tmp / "ledger.sqlite3"), "--pin", PIN,
+            "--source", "phone", "--players", PLAYERS]
     base = f"https://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 90
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"tableref serve exited with {proc.returncode}:\n{proc.stdout.read()}")
-            try:
-                if _get(base, "/api/state")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.time() > deadline:
-                pytest.fail("tableref serve --https did not answer within 90 s")
-            time.sleep(0.3)
+    with running_server(args, lambda: _get(base, "/api/state")[0] == 200, timeout=90,
+                        what="tableref serve --https", env={"XDG_DATA_HOME": str(tmp / "data")}):
         yield base, clip, truth, tmp
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def _table(base):
