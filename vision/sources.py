@@ -181,10 +181,16 @@ class FrameSource:
         with self._cond:
             state, msg = self._state, self._message
             if state == "ok" and self._last_frame_wall is not None:
-                age = time.monotonic() - self._last_frame_wall
-                if age > self.stale_after and (self.live or self.realtime):
-                    state, msg = "stale", f"{self.describe()}: no new frame for {age:.1f} s"
+                silent = self._silence(time.monotonic() - self._last_frame_wall)
+                if silent is not None:
+                    state, msg = silent
             return SourceStatus(state, msg, self._fps, self._frames, self._dropped, self._reconnects)
+
+    def _silence(self, age: float) -> tuple[str, str] | None:
+        """The (state, message) a working source shows after ``age`` s without a new frame, or None."""
+        if age > self.stale_after and (self.live or self.realtime):
+            return "stale", f"{self.describe()}: no new frame for {age:.1f} s"
+        return None
 
     def read(self, timeout: float | None = 1.0) -> Frame | None:
         """The newest frame not read before; waits up to ``timeout`` s; None on timeout or end."""
@@ -599,17 +605,11 @@ class PushSource(FrameSource):
         with self._cond:
             return self._taken
 
-    @property
-    def status(self) -> SourceStatus:
-        with self._cond:
-            state, msg = self._state, self._message
-            if state == "ok" and self._last_frame_wall is not None:
-                age = time.monotonic() - self._last_frame_wall
-                if age > self.lost_after:
-                    state = "lost"
-                    msg = ("camera lost: no picture from the phone (screen off, page closed or Wi-Fi lost?); "
-                           "the table goes on when it sends again")
-            return SourceStatus(state, msg, self._fps, self._frames, self._dropped, self._reconnects)
+    def _silence(self, age: float) -> tuple[str, str] | None:
+        if age > self.lost_after:
+            return "lost", ("camera lost: no picture from the phone (screen off, page closed or Wi-Fi lost?); "
+                            "the table goes on when it sends again")
+        return None
 
     def push(self, image: np.ndarray | None = None, jpeg: bytes | None = None) -> int | None:
         """Hand in one frame (a BGR image, or JPEG bytes decoded when read). Returns its number
