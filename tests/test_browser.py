@@ -18,7 +18,6 @@ import http.client
 import json
 import os
 import re
-import shutil
 import socket
 import time
 from pathlib import Path
@@ -42,6 +41,15 @@ def _need(ok: bool, reason: str) -> None:
         pytest.skip(reason)
 
 
+def _need_browser() -> None:
+    """Chromium at CHROMIUM (what the tests launch) and the playwright package."""
+    _need(Path(CHROMIUM).exists(), f"Chromium is not installed ({CHROMIUM}); apt-get install chromium")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        _need(False, "the playwright package is missing: pip install -e '.[test]'")
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -59,12 +67,7 @@ def _get(port: int, path: str):
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    _need(Path(CHROMIUM).exists() or shutil.which("chromium") is not None,
-          f"Chromium is not installed ({CHROMIUM}); apt-get install chromium")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        _need(False, "the playwright package is missing: pip install -e '.[test]'")
+    _need_browser()
     from tableref.demo import clip as demo_clip
 
     # TABLEREF_BROWSER_SOURCE: another clip for trying the test out; the test proper uses the demo.

@@ -15,13 +15,12 @@ import io
 import json
 import time
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
 from serving import running_server
 
-from test_browser import CHROMIUM, CHROMIUM_ARGS, _free_port, _get, _need
+from test_browser import CHROMIUM, CHROMIUM_ARGS, _free_port, _get, _need_browser
 
 PIN = "135790"
 PLAYERS = ["Ana", "Beto", "Cris"]
@@ -29,11 +28,7 @@ PLAYERS = ["Ana", "Beto", "Cris"]
 
 @pytest.fixture(scope="module")
 def money_server(tmp_path_factory):
-    _need(Path(CHROMIUM).exists(), f"Chromium is not installed ({CHROMIUM}); apt-get install chromium")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        _need(False, "the playwright package is missing: pip install -e '.[test]'")
+    _need_browser()
     folder = tmp_path_factory.mktemp("browser_money")
     port = _free_port()
     args = ["--host", "127.0.0.1", "--port", str(port), "--db", str(folder / "ledger.sqlite3"), "--pin", PIN,

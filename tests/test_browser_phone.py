@@ -27,7 +27,7 @@ import pytest
 
 from serving import running_server
 
-from test_browser import CHROMIUM, CHROMIUM_ARGS, _need
+from test_browser import CHROMIUM, CHROMIUM_ARGS, _need, _need_browser
 
 ROOT = Path(__file__).resolve().parents[1]
 PIN = "864200"
@@ -89,11 +89,7 @@ def _get(base: str, path: str):
 
 @pytest.fixture(scope="module")
 def phone_server(tmp_path_factory):
-    _need(Path(CHROMIUM).exists(), f"Chromium is not installed ({CHROMIUM}); apt-get install chromium")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        _need(False, "the playwright package is missing: pip install -e '.[test]'")
+    _need_browser()
     video = ROOT / "tableref" / "demo" / "desmoche.mp4"
     _need(video.exists(), "the built-in demo clip (tableref/demo/desmoche.mp4) is missing")
     tmp = tmp_path_factory.mktemp("phone")
