@@ -113,7 +113,8 @@ def default_frames() -> tuple[list, list[str]]:
     return synth + real, notes
 
 
-STAGES = ("ms_detect", "ms_classify", "ms_assembly", "ms_outlines", "ms_detector_net", "ms_classifier_net")
+STAGES = ("ms_detect", "ms_classify", "ms_assembly", "ms_outlines", "ms_detector_net", "ms_classifier_net", "ms_views",
+          "cpu_ms_views", "cpu_ms_per_card")
 
 
 def benchmark(rec, frames, repeat: int = 15, warmup: int = 2) -> dict:
@@ -171,7 +172,9 @@ def format_bench(res: dict, threads: int) -> str:
     lines = [f"card recognition speed, model loaded, {threads} CPU threads, backend {', '.join(backends)} "
              f"(load average {loadavg()}); wall-time medians per frame in ms: total (p90), then detector = "
              "finding the indices, classifier = reading them, assembly, outlines; nets = the two networks alone, "
-             "other = everything else (and its CPU time, which other jobs on the machine do not inflate)"]
+             "other = everything else (and its CPU time, which other jobs on the machine do not inflate), of which views = "
+             "the detector's input pictures (cut, resized, converted: grows with the pixels read) and per card = "
+             "decoding, NMS, crops, assembly, outlines (CPU)"]
     for name, e in res.items():
         cards = f"{e['cards_reported']} cards"
         if "cards_found" in e:
@@ -181,7 +184,7 @@ def format_bench(res: dict, threads: int) -> str:
         lines.append(f"{name}:\n    total {e['ms_median']:5.0f} ({e['ms_p90']:.0f})  detector {e['ms_detect']:4.0f}  "
                      f"classifier {e['ms_classify']:4.0f}  assembly {e['ms_assembly']:4.1f}  outlines {e['ms_outlines']:4.1f}"
                      f"  | nets {e['ms_detector_net']:.0f}+{e['ms_classifier_net']:.0f}  other {e['ms_non_network']:4.1f}"
-                     f" (CPU {e['cpu_ms_non_network']:4.1f})"
+                     f" (CPU {e['cpu_ms_non_network']:4.1f}: views {e['cpu_ms_views']:4.1f}, per card {e['cpu_ms_per_card']:4.1f})"
                      f"  | CPU {e['cpu_ms_median']:.0f}  {e['detector_runs']} detector run(s): {' '.join(e['passes'])}; "
                      f"{e['indices']} indices; {cards}")
     return "\n".join(lines)

@@ -100,3 +100,57 @@ def test_ensure_bgr():
     assert ensure_bgr(np.ones((5, 6, 3), np.float32)).max() == 255
     with pytest.raises(ValueError):
         ensure_bgr(np.zeros((0, 0, 3), np.uint8))
+
+
+def _greedy_nms_all_pairs(boxes, scores, iou_t, ios_t):
+    """The plain greedy NMS over every pair: the reference the sweep must equal."""
+    from tableref.vision.geometry import pairwise_overlap
+
+    iou, ios = pairwise_overlap(boxes, boxes)
+    suppressed = np.zeros(len(boxes), bool)
+    keep = []
+    for i in np.argsort(-scores, kind="stable"):
+        if suppressed[i]:
+            continue
+        keep.append(int(i))
+        suppressed |= (iou[i] > iou_t) | ((ios[i] > ios_t) if ios_t is not None else False)
+    return keep
+
+
+def test_nms_sweep_equals_greedy_over_all_pairs():
+    rng = np.random.default_rng(7)
+    for trial in range(120):
+        n = int(rng.integers(1, 250))
+        centres = rng.uniform(0, 800, (max(1, n // 4), 2))
+        centres = centres[rng.integers(0, len(centres), n)] + rng.normal(0, 4, (n, 2))  # clusters, as a detector gives
+        wh = rng.uniform(3, 50, (n, 2))
+        boxes = np.concatenate([centres - wh / 2, centres + wh / 2], 1).astype(np.float32)
+        scores = np.round(rng.uniform(0, 1, n), 1 if trial % 2 else 4).astype(np.float32)  # ties too
+        for ios_t in (None, 0.6):
+            assert list(nms(boxes, scores, 0.5, ios_t)) == _greedy_nms_all_pairs(boxes, scores, 0.5, ios_t)
+
+
+def test_render_view_into_a_reused_buffer_equals_a_fresh_one():
+    from tableref.vision.views import ViewCanvas
+
+    rng = np.random.default_rng(3)
+    canvas = ViewCanvas(keep=2)
+    views = [letterbox_view(1280, 720, 640, rect_stride=32), letterbox_view(1280, 720, 640, scale=1.41, rect_stride=32),
+             View(x0=300.0, y0=-20.0, scale=1.7, size=640)]
+    for _ in range(3):
+        img = rng.integers(0, 255, (720, 1280, 3), dtype=np.uint8)
+        for v in views:
+            assert np.array_equal(canvas.render(img, v), render_view(img, v))
+
+
+def test_image_blob_is_the_networks_rgb_input():
+    import cv2
+
+    from tableref.vision.runtime import Network, default_models_dir
+
+    net = Network(default_models_dir() / "index_detector.onnx", 1)
+    rng = np.random.default_rng(5)
+    for shape in ((384, 640, 3), (1024, 1824, 3), (384, 640, 3)):
+        img = rng.integers(0, 255, shape, dtype=np.uint8)
+        expected = cv2.dnn.blobFromImage(img, 1 / 255.0, swapRB=True)
+        assert np.array_equal(net.image_blob(img), expected)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from tableref.vision.geometry import pairwise_overlap
 from tableref.vision.runtime import ModelError
 
 
@@ -28,22 +27,59 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.5,
     With ``ios_threshold`` a box is also suppressed when that fraction of the
     smaller of the two boxes lies inside the other (a part detected beside the
     whole, e.g. an index cut by a tile edge).
+
+    Only boxes that overlap at all are compared: the boxes sorted by their left edge, each
+    is paired with those starting before it ends (a sweep), so the work grows with the
+    boxes and their neighbours, not with every pair on the table.
     """
     boxes = np.asarray(boxes, dtype=np.float32).reshape(-1, 4)
     scores = np.asarray(scores, dtype=np.float32).reshape(-1)
-    if len(boxes) == 0:
+    n = len(boxes)
+    if n == 0:
         return np.zeros(0, dtype=np.int64)
     order = np.argsort(-scores, kind="stable")
-    iou, ios = pairwise_overlap(boxes, boxes)
-    suppressed = np.zeros(len(boxes), dtype=bool)
-    keep = []
-    for i in order:
-        if suppressed[i]:
-            continue
-        keep.append(i)
-        hit = iou[i] > iou_threshold
+    i, j = overlapping_pairs(boxes)
+    if len(i):
+        a, b = boxes[i], boxes[j]
+        iw = np.minimum(a[:, 2], b[:, 2]) - np.maximum(a[:, 0], b[:, 0])
+        ih = np.minimum(a[:, 3], b[:, 3]) - np.maximum(a[:, 1], b[:, 1])
+        inter = np.clip(iw, 0, None) * np.clip(ih, 0, None)
+        area = np.clip(boxes[:, 2] - boxes[:, 0], 0, None) * np.clip(boxes[:, 3] - boxes[:, 1], 0, None)
+        aa, ab = area[i], area[j]
+        hit = inter / np.maximum(aa + ab - inter, 1e-9) > iou_threshold
         if ios_threshold is not None:
-            hit |= ios[i] > ios_threshold
-        suppressed |= hit
+            hit |= inter / np.maximum(np.minimum(aa, ab), 1e-9) > ios_threshold
+        i, j = i[hit], j[hit]
+    # neighbours of each box (both directions), as slices of one array
+    src = np.concatenate([i, j])
+    dst = np.concatenate([j, i])
+    by = np.argsort(src, kind="stable")
+    dst = dst[by]
+    starts = np.searchsorted(src[by], np.arange(n + 1))
+    suppressed = np.zeros(n, dtype=bool)
+    keep = []
+    for k in order.tolist():
+        if suppressed[k]:
+            continue
+        keep.append(k)
+        if starts[k + 1] > starts[k]:
+            suppressed[dst[starts[k]:starts[k + 1]]] = True
     return np.asarray(keep, dtype=np.int64)
 
+
+def overlapping_pairs(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (i, j), i != j, of boxes whose x-ranges overlap (each pair once), by a sweep
+    over the boxes sorted by their left edge."""
+    n = len(boxes)
+    by_x = np.argsort(boxes[:, 0], kind="stable")
+    x1 = boxes[by_x, 0]
+    # the boxes (in x order) starting before box k ends: k+1 .. end[k]-1
+    end = np.searchsorted(x1, boxes[by_x, 2], side="right")
+    counts = np.maximum(end - np.arange(n) - 1, 0)
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    first = np.repeat(np.arange(n), counts)
+    offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+    second = first + 1 + offsets
+    return by_x[first], by_x[second]

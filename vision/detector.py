@@ -38,7 +38,7 @@ from tableref.vision.outlines import merge_outline_cards
 from tableref.vision.runtime import ModelError, default_models_dir, int8_variant
 from tableref.vision.runtime import Network, choose_backend
 from tableref.vision.types import DetectedCard, FrameObservation
-from tableref.vision.views import PAD_VALUE, View, drop_cut_at_tile_edges, letterbox_view, render_view, tile_views
+from tableref.vision.views import PAD_VALUE, View, ViewCanvas, drop_cut_at_tile_edges, letterbox_view, render_view, tile_views
 
 # the names other modules and scripts take from here
 __all__ = ["CardRecognizer", "RecognizerConfig", "RecognitionStats", "ModelError", "View", "decode_yolo", "nms",
@@ -125,6 +125,10 @@ class RecognitionStats:
     ms_classify: float = 0.0        # reading them: crops and classifier network
     ms_assembly: float = 0.0        # readings to cards (vision.assembly)
     ms_outlines: float = 0.0        # lone cards by their outline, read and merged (crops and network included)
+    # the detector's input pictures: each view cut, resized, padded and converted to the network's
+    # float input (part of ms_detect; grows with the pixels read, not with the cards)
+    ms_views: float = 0.0
+    cpu_ms_views: float = 0.0
     ms_total: float = 0.0
     ms_detector_net: float = 0.0    # time inside the detector network alone
     ms_classifier_net: float = 0.0  # time inside the classifier network alone (outline reading included)
@@ -143,6 +147,12 @@ class RecognitionStats:
         """The CPU time of everything but the two networks (all of it runs in the calling thread)."""
         return self.cpu_ms_thread - self.cpu_ms_thread_net
 
+    @property
+    def cpu_ms_per_card(self) -> float:
+        """The CPU time of the work done per index and card: decoding, NMS, crops, assembly,
+        outlines (everything but the networks and the detector's input pictures)."""
+        return self.cpu_ms_non_network - self.cpu_ms_views
+
 
 class CardRecognizer:
     """Finds the face-up cards in a BGR image.
@@ -156,6 +166,7 @@ class CardRecognizer:
         self.models_dir = Path(models_dir) if models_dir else default_models_dir()
         self.config = config or RecognizerConfig()
         self._scale_memo = None   # (frame size, views, frames left) with config.reuse_scale_frames
+        self._canvas = ViewCanvas()
         spec_path = self.models_dir / "recognition.json"
         if not spec_path.exists():
             raise ModelError(f"no recognition models: {spec_path} is missing")
@@ -229,9 +240,14 @@ class CardRecognizer:
 
     def detect_view(self, image: np.ndarray, view: View) -> tuple[np.ndarray, np.ndarray]:
         """Run the detector on one view; boxes in INPUT pixels of the view, scores."""
-        inp = render_view(image, view)
+        stats = self.last_stats
         t0, c0 = time.perf_counter(), time.thread_time()
-        out = self.det_net.run_image(inp)
+        blob = self.det_net.image_blob(self._canvas.render(image, view))
+        t1, c1 = time.perf_counter(), time.thread_time()
+        stats.ms_views += (t1 - t0) * 1000
+        stats.cpu_ms_views += (c1 - c0) * 1000
+        t0, c0 = t1, c1
+        out = self.det_net.run(blob)
         self.last_stats.ms_detector_net += (time.perf_counter() - t0) * 1000
         self.last_stats.cpu_ms_thread_net += (time.thread_time() - c0) * 1000
         self.last_stats.detector_runs += 1

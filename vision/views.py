@@ -78,11 +78,18 @@ def letterbox_view(width: int, height: int, size: int, scale: float | None = Non
                 height=None if in_h == in_w else in_h)
 
 
-def render_view(image: np.ndarray, view: View) -> np.ndarray:
-    """Cut and resize the part of ``image`` that ``view`` shows; pad with grey."""
+def render_view(image: np.ndarray, view: View, out: np.ndarray | None = None) -> np.ndarray:
+    """Cut and resize the part of ``image`` that ``view`` shows; pad with grey.
+
+    ``out``: a (height, width, 3) uint8 buffer that the same view of an image of the same
+    size was rendered into before (:class:`ViewCanvas`): its grey padding is still there, so
+    only the picture is written again (a fresh buffer of an enlarged 720p view costs a page
+    fault per 4 KiB on every frame).
+    """
     h, w = image.shape[:2]
     out_w, out_h = view.width_px, view.height_px
-    out = np.full((out_h, out_w, 3), PAD_VALUE, dtype=np.uint8)
+    if out is None or out.shape != (out_h, out_w, 3) or out.dtype != np.uint8:
+        out = np.full((out_h, out_w, 3), PAD_VALUE, dtype=np.uint8)
     sx1, sy1, sx2, sy2 = view.source_rect()
     cx1, cy1 = max(0, int(math.floor(sx1))), max(0, int(math.floor(sy1)))
     cx2, cy2 = min(w, int(math.ceil(sx2))), min(h, int(math.ceil(sy2)))
@@ -98,8 +105,33 @@ def render_view(image: np.ndarray, view: View) -> np.ndarray:
         return out
     region = image[cy1:cy2, cx1:cx2]
     interp = cv2.INTER_AREA if view.scale < 1.0 else cv2.INTER_LINEAR
-    out[dy1:dy2, dx1:dx2] = cv2.resize(region, (dx2 - dx1, dy2 - dy1), interpolation=interp)
+    # resized straight into the buffer (no temporary picture)
+    target = out[dy1:dy2, dx1:dx2]
+    resized = cv2.resize(region, (dx2 - dx1, dy2 - dy1), dst=target, interpolation=interp)
+    if not np.shares_memory(resized, target):   # the binding could not write in place
+        target[...] = resized
     return out
+
+
+class ViewCanvas:
+    """Reusable buffers for :func:`render_view`, one per (view, image size) of the last frames.
+
+    A video's frames are read through the same few views frame after frame; rendering each
+    into the buffer it used last time skips allocating and padding a new one.
+    """
+
+    def __init__(self, keep: int = 6):
+        self.keep = keep
+        self._buffers: dict[tuple, np.ndarray] = {}
+
+    def render(self, image: np.ndarray, view: View) -> np.ndarray:
+        key = (view, image.shape[:2])
+        buf = self._buffers.pop(key, None)
+        buf = render_view(image, view, buf)
+        self._buffers[key] = buf           # most recent last
+        while len(self._buffers) > self.keep:
+            self._buffers.pop(next(iter(self._buffers)))
+        return buf
 
 
 def tile_views(width: int, height: int, size: int, scale: float, overlap: float) -> list[View]:
