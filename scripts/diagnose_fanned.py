@@ -212,6 +212,8 @@ def main(argv=None) -> int:
     p.add_argument("--models", help="models folder (default: the committed models)")
     p.add_argument("--json", help="also write the result here")
     p.add_argument("--no-diagnose", action="store_true", help="only the scores")
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                   help="change a RecognizerConfig field for this run, e.g. --set tta_max_pixels=2000000")
     a = p.parse_args(argv)
     img_path = Path(a.image)
     lab_path = Path(a.labels) if a.labels else img_path.with_name(img_path.stem + ".labels.json")
@@ -224,10 +226,23 @@ def main(argv=None) -> int:
         print(f"error: cannot read {img_path}", file=sys.stderr)
         return 1
     sys.path.insert(0, str(ROOT))
-    from tableref.vision.detector import CardRecognizer, ModelError
+    from tableref.vision.detector import CardRecognizer, ModelError, RecognizerConfig
 
+    config = RecognizerConfig()
+    for item in a.set:
+        field_name, _, value = item.partition("=")
+        if not hasattr(config, field_name):
+            print(f"error: RecognizerConfig has no field {field_name!r}", file=sys.stderr)
+            return 2
+        kind = type(getattr(config, field_name))
+        try:
+            setattr(config, field_name, value if kind is str else (value.lower() in ("1", "true", "yes")) if kind is bool
+                    else float(value) if getattr(config, field_name) is None else kind(float(value)))
+        except ValueError:
+            print(f"error: bad value for {field_name}: {value!r}", file=sys.stderr)
+            return 2
     try:
-        rec = CardRecognizer(a.models)
+        rec = CardRecognizer(a.models, config=config)
     except ModelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

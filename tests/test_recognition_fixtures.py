@@ -126,3 +126,21 @@ def test_a_video_keeps_the_enlarged_views_for_a_few_frames():
     assert [len(p) for p in passes] == [2, 1, 1, 2]   # full view + enlarged, kept, kept, anew
     assert "kept" in passes[1][0]
     assert all(c == expected for c in cards)
+
+
+def test_unsure_readings_are_read_again_turned_and_sure_ones_are_kept(recognizer):
+    """``tta_uncertain``: with many crops, only those read with less than it get the 4-turn vote."""
+    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+
+    img = cv2.imread(str(FIXTURES / "meld_and_duplicates.jpg"))
+    boxes, _ = recognizer.find_indices(img)
+    assert len(boxes) >= 4
+    once = recognizer.classify(img, boxes, tta=False)
+    turned = recognizer.classify(img, boxes, tta=True)
+    limit = float(np.median(once.max(axis=1)))     # half of the crops count as unsure
+    rec = CardRecognizer(config=RecognizerConfig(tta_max_crops=0, tta_uncertain=limit))
+    mixed = rec.classify(img, boxes)
+    unsure = once.max(axis=1) < limit
+    assert unsure.any() and (~unsure).any()
+    np.testing.assert_allclose(mixed[~unsure], once[~unsure], atol=1e-6)
+    np.testing.assert_allclose(mixed[unsure], turned[unsure], atol=1e-5)

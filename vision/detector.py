@@ -108,6 +108,7 @@ class RecognizerConfig:
     tiling: bool = True
     classify_batch: int = 64
     tta_max_crops: int = 16         # read each crop at 4 turns when there are at most this many (0 = never)
+    tta_uncertain: float = 0.0      # with more crops, read those whose top probability is below this at 4 turns (0 = never)
     precision: str = "auto"         # "auto": int8 copies where valid, else float; "fp32"; "int8"
     # "auto": OpenVINO where installed and checked on these models, else ONNX Runtime; "onnxruntime";
     # "openvino". The environment variable TABLEREF_BACKEND sets the default (the live session too).
@@ -278,16 +279,25 @@ class CardRecognizer:
         With few boxes (``tta_max_crops``) each crop is also read turned by 90°,
         180° and 270° and the four readings are averaged (geometric mean): indices
         lie at any angle on a table, so the turned crops are as natural as the
-        original, and the vote steadies uncertain readings at little cost.
+        original, and the vote steadies uncertain readings at little cost. With more
+        boxes, only the crops read with less than ``tta_uncertain`` are read turned.
         """
         if len(boxes) == 0:
             return np.zeros((0, len(self.names)), dtype=np.float32)
         crops = [index_crop(image, b, size=self.crop_size, margin=self.crop_margin) for b in boxes]
-        n = len(crops)
-        if tta is None:
-            tta = n <= self.config.tta_max_crops
+        if tta is None and len(crops) <= self.config.tta_max_crops:
+            tta = True
         if tta:
-            crops = crops + [np.ascontiguousarray(np.rot90(c, k)) for k in (1, 2, 3) for c in crops[:n]]
+            return self._read_turned(crops, self._read_crops(crops))
+        probs = self._read_crops(crops)
+        if tta is False or self.config.tta_uncertain <= 0:   # False: the caller asked for one reading
+            return probs
+        unsure = np.flatnonzero(probs.max(axis=1) < self.config.tta_uncertain)
+        if len(unsure):
+            probs[unsure] = self._read_turned([crops[i] for i in unsure], probs[unsure])
+        return probs
+
+    def _read_crops(self, crops: list[np.ndarray]) -> np.ndarray:
         outs = []
         bs = self.config.classify_batch
         for i in range(0, len(crops), bs):
@@ -301,11 +311,15 @@ class CardRecognizer:
         if probs.min() < 0 or np.abs(probs.sum(axis=1) - 1).max() > 1e-2:
             e = np.exp(probs - probs.max(axis=1, keepdims=True))
             probs = e / e.sum(axis=1, keepdims=True)
-        if tta:
-            logp = np.log(np.clip(probs, 1e-6, 1.0)).reshape(4, n, -1).mean(axis=0)
-            probs = np.exp(logp)
-            probs /= probs.sum(axis=1, keepdims=True)
         return probs
+
+    def _read_turned(self, crops: list[np.ndarray], probs: np.ndarray) -> np.ndarray:
+        """``probs`` of ``crops`` averaged (geometric mean) with their readings turned by 90°, 180°, 270°."""
+        n = len(crops)
+        turned = self._read_crops([np.ascontiguousarray(np.rot90(c, k)) for k in (1, 2, 3) for c in crops])
+        logp = np.log(np.clip(np.concatenate([probs, turned]), 1e-6, 1.0)).reshape(4, n, -1).mean(axis=0)
+        out = np.exp(logp)
+        return out / out.sum(axis=1, keepdims=True)
 
     # -- scale policy ----------------------------------------------------------
 
