@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from tableref.referee.errors import CardError
+from tableref.referee.reasons import Reason
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("C", "D", "H", "S")
@@ -41,9 +42,9 @@ class Card:
 
     def __post_init__(self):
         if not (isinstance(self.rank, int) and 1 <= self.rank <= 13):
-            raise CardError(f"rank must be 1..13, got {self.rank!r}")
+            raise CardError(Reason("bad_rank", f"rank must be 1..13, got {self.rank!r}", value=repr(self.rank)))
         if self.suit not in SUITS:
-            raise CardError(f"suit must be one of C D H S, got {self.suit!r}")
+            raise CardError(Reason("bad_suit", f"suit must be one of C D H S, got {self.suit!r}", value=repr(self.suit)))
 
     @property
     def rank_str(self) -> str:
@@ -75,14 +76,17 @@ def parse_card(text, field: str | None = None) -> Card:
     if isinstance(text, Card):
         return text
     if not isinstance(text, str):
-        raise CardError(f"a card must be a string like '10H', got {text!r}", field)
+        raise CardError(Reason("card_not_text", f"a card must be a string like '10H', got {text!r}", value=repr(text)),
+                        field)
     s = text.strip().upper()
     if len(s) < 2:
-        raise CardError(f"unknown card {text!r} (write rank then suit, e.g. '10H', 'AS')", field)
+        raise CardError(Reason("unknown_card", f"unknown card {text!r} (write rank then suit, e.g. '10H', 'AS', 'QD')",
+                               card=repr(text)), field)
     suit = _SUIT_IN.get(s[-1]) or _SUIT_IN.get(text.strip()[-1])
     rank = _RANK_IN.get(s[:-1])
     if suit is None or rank is None:
-        raise CardError(f"unknown card {text!r} (write rank then suit, e.g. '10H', 'AS', 'QD')", field)
+        raise CardError(Reason("unknown_card", f"unknown card {text!r} (write rank then suit, e.g. '10H', 'AS', 'QD')",
+                               card=repr(text)), field)
     return Card(rank, suit)
 
 
@@ -91,7 +95,8 @@ def parse_cards(items, field: str | None = None) -> list[Card]:
     if isinstance(items, str):
         items = items.replace(",", " ").split()
     if not isinstance(items, (list, tuple)):
-        raise CardError(f"expected a list of cards, got {type(items).__name__}", field)
+        raise CardError(Reason("cards_not_list", f"expected a list of cards, got {type(items).__name__}",
+                               got=type(items).__name__), field)
     out = []
     for i, item in enumerate(items):
         out.append(parse_card(item, f"{field}[{i}]" if field else f"[{i}]"))
@@ -117,9 +122,10 @@ def check_copies(cards: Iterable[Card], n_packs: int, field: str | None = None) 
     counts = Counter(cards)
     for card, k in counts.items():
         if k > n_packs:
-            what = "once" if n_packs == 1 else f"{n_packs} times"
             raise CardError(
-                f"impossible cards: {card} appears {k} times but {n_packs} "
-                f"pack{'s' if n_packs > 1 else ''} hold{'' if n_packs > 1 else 's'} it only {what}",
+                Reason("card_copies_one_pack", f"impossible cards: {card} appears {k} times but 1 pack holds it "
+                       "only once", card=str(card), count=k) if n_packs == 1 else
+                Reason("card_copies", f"impossible cards: {card} appears {k} times but {n_packs} packs hold it only "
+                       f"{n_packs} times", card=str(card), count=k, packs=n_packs),
                 field,
             )

@@ -1,4 +1,11 @@
-"""Errors the referee raises for bad input or illegal actions."""
+"""Errors the referee raises for bad input or illegal actions.
+
+An error's message may be a :class:`tableref.referee.reasons.Reason` (the English text
+with a stable ``key`` and ``params``): an interface then says it in the player's
+language without reading the English (the web page does, as it does for the
+referee's reasons). :attr:`RefereeError.reason` gives it; a plain ``str`` message has none.
+"""
+from tableref.referee.reasons import Reason
 
 
 class RefereeError(ValueError):
@@ -12,6 +19,11 @@ class RefereeError(ValueError):
         super().__init__(message)
         self.message = message
         self.field = field
+
+    @property
+    def reason(self) -> Reason | None:
+        """The message's key and parameters (a :class:`Reason`), or None for an unkeyed message."""
+        return self.message if isinstance(self.message, Reason) else None
 
     def to_json(self) -> dict:
         out = {"error": self.message}

@@ -17,6 +17,8 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 
+from tableref.referee.reasons import Reason
+
 
 @dataclass(frozen=True)
 class Game:
@@ -61,9 +63,10 @@ class Game:
         """Why ``seats`` players cannot play this game, or None."""
         lo, hi = self.seats
         if isinstance(seats, bool) or not isinstance(seats, int):
-            return f"seats must be a number {lo}-{hi}"
+            return Reason("seats_not_number", f"seats must be a number {lo}-{hi}", lo=lo, hi=hi)
         if not lo <= seats <= hi:
-            return f"{self.title} is played by {lo} to {hi} players, not {seats}"
+            return Reason("seat_count", f"{self.title} is played by {lo} to {hi} players, not {seats}",
+                          game=self.title, lo=lo, hi=hi, seats=seats)
         return None
 
 
@@ -104,7 +107,8 @@ def game(name) -> Game:
     try:
         return GAMES[name]
     except (KeyError, TypeError):
-        raise UnknownGame(f"unknown game {name!r}: choose {' or '.join(GAME_NAMES)}") from None
+        raise UnknownGame(Reason("unknown_game", f"unknown game {name!r}: choose {' or '.join(GAME_NAMES)}",
+                                 name=repr(name), choices=" or ".join(GAME_NAMES))) from None
 
 
 def seat_ranges() -> dict[str, tuple[int, int]]:

@@ -7,6 +7,7 @@ by reading the English text, so a real session's snapshot is translated end to e
 """
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -73,6 +74,65 @@ def test_every_referee_reason_has_a_string():
     keys = set(re.findall(r'\bReason\(\s*"([a-z0-9_]+)"', _source("referee/**/*.py")))
     assert len(keys) >= 30
     assert sorted(k for k in keys if "reason_" + k not in EN) == []
+
+
+# ------------------------------------------------------------------ the errors the page shows
+#: where the errors come from that the JSON API answers to the page: the web views, the setup check,
+#: the table service and live session, the ledger, and the referee's card and house-rule checks
+ERROR_SOURCES = ["web/*.py", "tableref/table/*.py", "tableref/live/session.py", "tableref/live/desmoche.py",
+                 "tableref/live/marriage.py", "tableref/ledger/store.py", "tableref/ledger/money.py",
+                 "tableref/games.py", "referee/cards.py", "referee/settings.py", "referee/marriage/settings.py"]
+#: the exceptions whose message reaches the page (a 400 with ``error`` and ``say``)
+PAGE_ERRORS = {"RefereeError", "CardError", "SettingsError", "IllegalAction", "SetupError", "LedgerError",
+               "MoneyError", "SessionError", "UnknownGame"}
+
+
+def _reason_calls(globs):
+    """Every ``Reason("key", text, **params)`` in the files: (file, line, key, param names)."""
+    for g in globs:
+        for path in sorted(ROOT.glob(g)):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Reason" and node.args
+                        and isinstance(node.args[0], ast.Constant)):
+                    yield path.relative_to(ROOT), node.lineno, node.args[0].value, {k.arg for k in node.keywords}
+
+
+def _unkeyed(node) -> bool:
+    """A message written as plain English (a literal, an f-string, a sum of them), not a keyed Reason."""
+    if isinstance(node, ast.IfExp):
+        return _unkeyed(node.body) or _unkeyed(node.orelse)
+    if isinstance(node, ast.BinOp):
+        return _unkeyed(node.left) or _unkeyed(node.right)
+    return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str))
+
+
+def test_every_error_the_page_shows_is_keyed():
+    """Every refusal the API can answer carries a key and parameters (a ``Reason``), never bare English:
+    raising a page error, ``error(status, message)`` and the camera's ``_refuse(up, status, message)``."""
+    bare = []
+    for g in ERROR_SOURCES:
+        for path in sorted(ROOT.glob(g)):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.Call):
+                    continue
+                name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+                at = {"error": 1, "_refuse": 2}.get(name, 0 if name in PAGE_ERRORS else None)
+                if at is not None and len(node.args) > at and _unkeyed(node.args[at]):
+                    bare.append(f"{path.relative_to(ROOT)}:{node.lineno} {name}(...)")
+    assert not bare, bare
+
+
+def test_every_error_key_has_its_string_with_the_parameters_given():
+    """Each key found in the code (not a hand list) has its ``reason_<key>`` string in English (and by
+    the completeness test above in Spanish and Nepali, with the same placeholders), and every
+    placeholder of the string is a parameter that the code gives the key."""
+    calls = list(_reason_calls(ERROR_SOURCES))
+    assert len({c[2] for c in calls}) >= 100
+    missing = sorted({key for _, _, key, _ in calls if "reason_" + key not in EN})
+    assert not missing, missing
+    unfed = [f"{path}:{line} {key} lacks {sorted(placeholders(EN['reason_' + key]) - given)}"
+             for path, line, key, given in calls if placeholders(EN["reason_" + key]) - given]
+    assert not unfed, unfed
 
 
 def test_every_live_event_type_has_a_string():
@@ -178,6 +238,93 @@ def test_setup_page_options_and_help_are_translated(tmp_path):
         client.set_cookie("lang", "ne")
         page = client.get("/setup").get_data(as_text=True)
         assert "घडीको उल्टो दिशा" in page and "False" not in page and "counter clockwise" not in page
+    finally:
+        close_app(app)
+        ledger.close()
+
+
+# ------------------------------------------------------------------ the API's errors, in the page's language
+
+ENGLISH_ERROR = re.compile(r"\b(must|unknown|wrong|player|players|not|the|is|are|counted|nothing|undo|too|many|"
+                           r"wait|seconds|card|no such)\b")
+#: per request: (its expected key, words of the Spanish and of the Nepali answer; the request's own data aside)
+BAD_REQUESTS = [
+    ("wrong_pin", {"es": "PIN incorrecto", "ne": "गलत PIN"}),
+    ("pin_throttled", {"es": "demasiados PIN incorrectos: espera", "ne": "धेरै पटक गलत PIN"}),
+    ("csrf", {"es": "falta el token CSRF", "ne": "CSRF टोकन छैन"}),
+    ("player_name_twice", {"es": "dos jugadores se llaman 'Ana'", "ne": "दुई खेलाडीको नाम 'Ana' छ"}),
+    ("rule_choice", {"es": "la regla de la casa 'strict_order' no puede ser", "ne": "घरको नियम 'strict_order'"}),
+    ("unknown_card", {"es": "carta desconocida 'ZZ'", "ne": "अज्ञात तास 'ZZ'"}),
+    ("not_a_player", {"es": "'Zoe' no es un jugador de esta sesión", "ne": "'Zoe' यो सत्रको खेलाडी होइन"}),
+    ("nothing_to_undo", {"es": "no hay nada que deshacer", "ne": "रद्द गर्ने केही छैन"}),
+    ("no_endpoint", {"es": "no existe ese punto de la API", "ne": "यस्तो API ठेगाना छैन"}),
+    ("not_counted_many", {"es": "no están contados", "ne": "को गन्ती भएको छैन"}),
+]
+
+
+def _ask(client, key, csrf):
+    """Send the bad request that ``key`` names; its answer."""
+    from tableref.web.auth import CSRF_HEADER
+
+    def post(path, body, tok=csrf):
+        return client.post(path, json=body, headers={CSRF_HEADER: tok} if tok else {})
+
+    if key == "wrong_pin":
+        return post("/api/login", {"pin": "000000"})
+    if key == "pin_throttled":
+        for _ in range(5):
+            post("/api/login", {"pin": "000000"})
+        return post("/api/login", {"pin": "000000"})
+    if key == "csrf":
+        return post("/api/undo", {"why": "x"}, tok=None)
+    if key == "no_endpoint":
+        return client.get("/api/nowhere")
+    r = post("/api/login", {"pin": "1234", "name": "Host"})     # the host's actions
+    assert r.status_code == 200, r.get_json()
+    csrf = r.get_json()["csrf"]
+    if key == "player_name_twice":
+        return post("/api/setup", {"players": ["Ana", "Ana", "Cris"]}, csrf)
+    if key == "rule_choice":
+        return post("/api/setup", {"rules": {"strict_order": "sometimes"}}, csrf)
+    if key == "unknown_card":
+        return post("/api/correct", {"track_id": 1, "card": "ZZ"}, csrf)
+    if key == "not_a_player":
+        return post("/api/hand/manual", {"winner": "Zoe", "net": {"Ana": 1, "Beto": -1}, "why": "x"}, csrf)
+    if key == "nothing_to_undo":
+        return post("/api/undo", {"why": "nothing was played"}, csrf)
+    if key == "not_counted_many":          # refused by the live session (nobody's cards were counted)
+        r = post("/api/setup", {"game": "marriage", "players": ["Ana", "Beto", "Cris"]}, csrf)
+        assert r.status_code == 200, r.get_json()
+        return post("/api/hand/confirm", {"tiplu": "JC", "winner": "Ana"}, csrf)
+    raise AssertionError(key)
+
+
+@pytest.mark.parametrize("code", OTHERS)
+@pytest.mark.parametrize("key,words", BAD_REQUESTS, ids=[k for k, _ in BAD_REQUESTS])
+def test_the_api_refuses_in_the_page_language(tmp_path, code, key, words):
+    """A bad request from a page in Spanish or Nepali is answered with the reason in that language in
+    ``say`` (what the page shows), the English in ``error`` (logs, API clients), and its key."""
+    from tableref.ledger.store import Ledger
+    from tableref.web.app import close_app, create_app
+
+    s = TableSession(source="unused", game="desmoche", players=["Ana", "Beto", "Cris"])
+    ledger = Ledger(tmp_path / "l.sqlite3")
+    app = create_app(s, ledger, pin="1234")
+    try:
+        client = app.test_client()
+        client.set_cookie("lang", code)
+        csrf = client.get("/api/csrf").get_json()["csrf"]
+        r = _ask(client, key, csrf)
+        data = r.get_json()
+        assert r.status_code >= 400 and data["key"] == key, data
+        assert words[code] in data["say"], (code, data)
+        assert data["say"] != data["error"] and "{" not in data["say"] and "reason_" not in data["say"]
+        assert not ENGLISH_ERROR.search(data["say"]), data["say"]
+        if code == "ne":
+            assert DEVANAGARI.search(data["say"])
+        client.set_cookie("lang", "en")    # the same request from an English page: the English text
+        again = _ask(client, key, client.get("/api/csrf").get_json()["csrf"]).get_json()
+        assert again["key"] == key and again["say"] == again["error"], again
     finally:
         close_app(app)
         ledger.close()

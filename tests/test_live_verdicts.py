@@ -71,3 +71,52 @@ def test_a_hands_final_state_keeps_the_whole_meld():
     end = of_type(evs, "hand_end")[0]
     assert end["winner"] == "Beto"
     assert end["details"]["melds"]["Cris"] == [["9H", "10H", "JH", "QH"]]
+
+
+# the demo's hand (tableref/demo/desmoche.mp4) as its camera sees it, meld by meld
+DEMO_HAND = [
+    [[], [["8S", "8D", "8C"]], [], []],
+    [[], [["8S", "8D", "8C"]], [], [["10D", "10C", "10S"]]],
+    [[], [["8S", "8D", "8C"], ["AC", "2C", "3C", "4C"]], [], [["10D", "10C", "10S"]]],
+    [[], [["8S", "8D", "8C"], ["AC", "2C", "3C", "4C"]], [], [["10D", "10C", "10S"], ["6C", "6D", "6S"]]],
+    [[["AS", "2S", "3S"]], [["8S", "8D", "8C"], ["AC", "2C", "3C", "4C"]], [], [["10D", "10C", "10S"], ["6C", "6D", "6S"]]],
+    [[["AS", "2S", "3S"]], [["8S", "8D", "8C"], ["AC", "2C", "3C", "4C"]], [["9H", "10H"], ["JH", "QH"]],
+     [["10D", "10C", "10S"], ["6C", "6D", "6S"]]],
+    [[["AS", "2S", "3S"]], [["8S", "8D", "8C"], ["AC", "2C", "3C", "4C"], ["4S", "4D", "4H"]],
+     [["9H", "10H"], ["JH", "QH"]], [["10D", "10C", "10S"], ["6C", "6D", "6S"]]],
+]
+
+
+def test_a_warning_is_said_once_in_its_own_event():
+    """Dani lays 10D 10C 10S (not alternating colours): the warning is the out_of_order event's, and
+    the meld_laid event tells the meld without saying it again (on the page, in every language)."""
+    from tableref.web.i18n import LANGUAGES, localize_table, say_reason, translator
+
+    s = session()
+    evs = s.feed_state(S([[], [], [], [["10D", "10C", "10S"]]], t=1))
+    warning = "set laid without alternating colours"
+    assert [e["type"] for e in evs if warning in e["text"]] == ["out_of_order"], evs
+    laid = of_type(evs, "meld_laid")[0]
+    assert laid["in_order"] is False and not laid.get("reason")
+    reason = of_type(evs, "out_of_order")[0]["reason"]
+    for code in LANGUAGES:
+        said = say_reason(reason, translator(code))
+        says = [e["say"] for e in localize_table(s.snapshot(), code)["events"]]
+        assert sum(said in x for x in says) == 1, (code, says)
+
+
+def test_the_demo_hand_says_every_event_and_verdict_once():
+    s = session()
+    s.on_hand_end = lambda r: None
+    evs = []
+    for i, seats in enumerate(DEMO_HAND):
+        evs += s.feed_state(S(seats, t=i + 1))
+    assert of_type(evs, "winner")[0]["player"] == "Beto" and len(of_type(evs, "hand_end")) == 1
+    assert len(of_type(evs, "out_of_order")) == 2            # Dani's 10s and Beto's 4s
+    texts = [e["text"] for e in evs]
+    assert len(texts) == len(set(texts)), texts
+    reasons = [str(e["reason"]) for e in evs if e.get("reason")]
+    assert len(reasons) == len(set(reasons)), reasons
+    for r in reasons:                                         # no reason is said again in another event's text
+        assert sum(r in x for x in texts) == 1, (r, texts)
+    assert not of_type(evs, "meld_invalid") and not of_type(evs, "illegal_move"), evs

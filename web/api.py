@@ -10,6 +10,7 @@ from flask import Blueprint, Response, current_app, jsonify, request, session as
 from tableref.ledger.money import point_value_cents
 from tableref.referee.cards import parse_card
 from tableref.referee.errors import RefereeError
+from tableref.referee.reasons import Reason
 
 from tableref.web.auth import (
     check_pin,
@@ -35,19 +36,19 @@ def ctx():
 def body() -> dict:
     """The request's JSON object, or raise SetupError (answered 400)."""
     if not request.is_json:
-        raise SetupError("send a JSON object with Content-Type: application/json")
+        raise SetupError(Reason("send_json", "send a JSON object with Content-Type: application/json"))
     data = request.get_json(silent=True)
     if not isinstance(data, dict):
-        raise SetupError("the request body must be a JSON object")
+        raise SetupError(Reason("body_not_object", "the request body must be a JSON object"))
     return data
 
 
 def why_of(data: dict, required: bool = False) -> str:
     why = data.get("why", "")
     if not isinstance(why, str) or len(why) > 500:
-        raise SetupError("'why' must be a short text", "why")
+        raise SetupError(Reason("short_text", "'why' must be a short text", field="why"), "why")
     if required and not why.strip():
-        raise SetupError("say why (the reason is kept in the ledger)", "why")
+        raise SetupError(Reason("why_needed", "say why (the reason is kept in the ledger)"), "why")
     return why.strip()
 
 
@@ -57,12 +58,22 @@ def _refused(exc: RefereeError):
     return error(400, exc.message, exc.field)
 
 
-def session_call(prefix: str, fn, *args, **kwargs):
-    """Call the table session; its refusal (bad source, unknown player...) becomes a 400 with its message."""
+def setup_failed(why) -> Reason:
+    return Reason("setup_failed", f"the table could not be set up: {why}", why=why)
+
+
+def zones_failed(why) -> Reason:
+    return Reason("zones_failed", f"the zones could not be used: {why}", why=why)
+
+
+def session_call(wrap, fn, *args, **kwargs):
+    """Call the table session; its refusal (bad source, unknown player...) becomes a 400 with its message,
+    as ``wrap(message)`` says it when given. The message keeps its key: the page says it in its language."""
     try:
         return fn(*args, **kwargs)
     except (ValueError, TypeError, RefereeError) as exc:
-        raise SetupError(prefix + (getattr(exc, "message", None) or str(exc)), getattr(exc, "field", None)) from None
+        why = getattr(exc, "message", None) or (exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc))
+        raise SetupError(wrap(why) if wrap else why, getattr(exc, "field", None)) from None
 
 
 def _who() -> dict:
@@ -95,7 +106,8 @@ def ledger_view():
     try:
         sid = int(sid)
     except (TypeError, ValueError):
-        return error(400, f"'session' must be a session number, got {sid!r}", "session")
+        return error(400, Reason("bad_session", f"'session' must be a session number, got {sid!r}",
+                                 value=repr(sid)), "session")
     data = c.ledger.summary(sid)
     pictures = hand_links(sid)
     for h in data.get("hands", []):
@@ -110,7 +122,8 @@ def ledger_csv():
     try:
         sid = int(sid)
     except (TypeError, ValueError):
-        return error(400, f"'session' must be a session number, got {sid!r}", "session")
+        return error(400, Reason("bad_session", f"'session' must be a session number, got {sid!r}",
+                                 value=repr(sid)), "session")
     text = _with_evidence_column(c.ledger.export_csv(sid), hand_links(sid, external=True))
     return Response(text, mimetype="text/csv",
                     headers={"Content-Disposition": f'attachment; filename="tableref-session-{sid}.csv"'})
@@ -159,16 +172,17 @@ def login():
     client = client_address()
     wait = c.throttle.retry_after(client)
     if wait > 0:
-        resp = error(429, f"too many wrong PINs: wait {int(wait) + 1} seconds", retry_after=int(wait) + 1)
+        resp = error(429, Reason("pin_throttled", f"too many wrong PINs: wait {int(wait) + 1} seconds",
+                                 seconds=int(wait) + 1), retry_after=int(wait) + 1)
         resp.headers["Retry-After"] = str(int(wait) + 1)
         return resp
     data = body()
     name = data.get("name") or "host"
     if not isinstance(name, str) or len(name) > 40:
-        raise SetupError("'name' must be a short text", "name")
+        raise SetupError(Reason("short_text", "'name' must be a short text", field="name"), "name")
     if not check_pin(data.get("pin"), c.pin):
         c.throttle.failed(client)
-        return error(403, "wrong PIN", "pin")
+        return error(403, Reason("wrong_pin", "wrong PIN"), "pin")
     c.throttle.succeeded(client)
     cookie.clear()  # a fresh cookie and CSRF token for the host (no fixation)
     cookie["host"] = True
@@ -195,7 +209,7 @@ def setup():
         why = why_of(data) or "setup"
         clean = validate_setup({k: v for k, v in data.items() if k != "why"}, c.setup())
         point_value_cents(clean.get("point_value", 0))  # whole cents, checked before the table changes
-        session_call("the table could not be set up: ", c.service.apply_setup, clean, why=why, **_who())
+        session_call(setup_failed, c.service.apply_setup, clean, why=why, **_who())
     _changed("setup", setup=clean)
     return jsonify({"ok": True, "setup": clean})
 
@@ -207,9 +221,10 @@ def zones():
     clean = validate_zones(body())
     seats = len(c.snapshot().get("players") or c.setup().get("players") or [])
     if seats and len(clean["seats"]) != seats:
-        raise SetupError(f"the table has {seats} seats but {len(clean['seats'])} seat zones were drawn", "seats")
+        raise SetupError(Reason("zones_seats", f"the table has {seats} seats but {len(clean['seats'])} seat zones "
+                                               "were drawn", seats=seats, drawn=len(clean["seats"])), "seats")
     with c.lock:
-        session_call("the zones could not be used: ", c.service.set_zones, clean)
+        session_call(zones_failed, c.service.set_zones, clean)
     c.hub.publish({"type": "zones"})
     return jsonify({"ok": True, "zones": clean})
 
@@ -234,9 +249,11 @@ def correct_card():
     data = body()
     tid = data.get("track_id")
     if isinstance(tid, bool) or not isinstance(tid, int) or tid < 0:
-        raise SetupError("'track_id' must be the number of a card on the table (see /api/state)", "track_id")
+        raise SetupError(Reason("bad_track_id", "'track_id' must be the number of a card on the table "
+                                                "(see /api/state)"), "track_id")
     if "card" not in data:
-        raise SetupError("'card' is missing: give the right card (e.g. \"10H\") or null for 'not a card'", "card")
+        raise SetupError(Reason("card_missing", "'card' is missing: give the right card (e.g. \"10H\") or null "
+                                                "for 'not a card'"), "card")
     card = data["card"]
     if card is not None:
         try:
@@ -246,9 +263,10 @@ def correct_card():
     why = why_of(data)
     with c.lock:
         try:
-            result = session_call("", c.service.correct_card, tid, card, why=why, **_who())
+            result = session_call(None, c.service.correct_card, tid, card, why=why, **_who())
         except KeyError:
-            return error(404, f"no card with track_id {tid} is on the table now", "track_id")
+            return error(404, Reason("no_such_track", f"no card with track_id {tid} is on the table now", track_id=tid),
+                         "track_id")
     c.hub.publish({"type": "correction", "track_id": tid, "card": card})
     return jsonify({"ok": True, "result": result})
 
@@ -264,12 +282,14 @@ def _known_players(c, data: dict) -> None:
     players = _players(c)
     w = data.get("winner")
     if w is not None and w not in players:
-        raise SetupError(f"'winner' {w!r} is not a player of this session ({', '.join(players)})", "winner")
+        raise SetupError(Reason("not_a_player", f"{w!r} is not a player of this session ({', '.join(players)})",
+                                name=repr(w), players=", ".join(players)), "winner")
     net = data.get("net")
     if isinstance(net, dict):
         for p in net:
             if p not in players:
-                raise SetupError(f"{p!r} is not a player of this session ({', '.join(players)})", f"net.{p}")
+                raise SetupError(Reason("not_a_player", f"{p!r} is not a player of this session ({', '.join(players)})",
+                                        name=repr(p), players=", ".join(players)), f"net.{p}")
 
 
 FINISH_KEYS = {"winner", "seen", "tiplu", "exposed", "maal", "confirm", "why"}
@@ -291,18 +311,20 @@ def confirm_hand():
     data = body()
     unknown = sorted(set(data) - FINISH_KEYS)
     if unknown:
-        raise SetupError(f"unknown field '{unknown[0]}' (known: {', '.join(sorted(FINISH_KEYS))})", unknown[0])
+        raise SetupError(Reason("unknown_field", f"unknown field '{unknown[0]}' (known: {', '.join(sorted(FINISH_KEYS))})",
+                                name=unknown[0], known=", ".join(sorted(FINISH_KEYS))), unknown[0])
     players = c.snapshot().get("players") or c.setup().get("players") or []
     host_input = {}
     if "winner" in data:
         w = data["winner"]
         if w is not None and w not in players:
-            raise SetupError(f"'winner' must be one of the players ({', '.join(players)}) or null", "winner")
+            raise SetupError(Reason("winner_or_null", f"'winner' must be one of the players ({', '.join(players)}) "
+                                                      "or null", players=", ".join(players)), "winner")
         host_input["winner"] = w
     if "seen" in data:
         seen = data["seen"]
         if not isinstance(seen, dict) or any(p not in players or not isinstance(v, bool) for p, v in seen.items()):
-            raise SetupError("'seen' must map player names to true/false", "seen")
+            raise SetupError(Reason("bad_seen_map", "'seen' must map player names to true/false"), "seen")
         host_input["seen"] = seen
     if "tiplu" in data and data["tiplu"] is not None:
         try:
@@ -312,24 +334,26 @@ def confirm_hand():
     if "exposed" in data:
         exposed = data["exposed"]
         if not isinstance(exposed, dict) or any(p not in players or not isinstance(v, list) for p, v in exposed.items()):
-            raise SetupError("'exposed' must map player names to lists of tunnelas (lists of cards)", "exposed")
+            raise SetupError(Reason("bad_exposed_map", "'exposed' must map player names to lists of tunnelas "
+                                                       "(lists of cards)"), "exposed")
         host_input["exposed"] = exposed
     if "maal" in data:
         maal = data["maal"]
         if not isinstance(maal, dict) or any(p not in players or isinstance(v, bool) or not isinstance(v, int)
                                              or not 0 <= v <= 10_000 for p, v in maal.items()):
-            raise SetupError("'maal' must map player names to whole numbers of points, 0 or more", "maal")
+            raise SetupError(Reason("bad_maal_map", "'maal' must map player names to whole numbers of points, "
+                                                    "0 or more"), "maal")
         host_input["maal"] = maal
     confirm = data.get("confirm", False)
     if not isinstance(confirm, bool):
-        raise SetupError("'confirm' must be true (record the hand) or false (only show what would be recorded)",
-                         "confirm")
+        raise SetupError(Reason("bad_confirm", "'confirm' must be true (record the hand) or false (only show what "
+                                               "would be recorded)"), "confirm")
     with c.lock:
         if not confirm:
-            preview = session_call("", c.service.preview_hand, **host_input)
+            preview = session_call(None, c.service.preview_hand, **host_input)
             preview["say"] = say_event({**preview, "type": "hand_end"}, translator(pick_language()))
             return jsonify({"ok": True, "recorded": False, "preview": preview})
-        result = session_call("", c.service.finish_hand, **host_input)
+        result = session_call(None, c.service.finish_hand, **host_input)
     return jsonify({"ok": True, "recorded": True, "result": result, "ledger_error": c.last_ledger_error})
 
 
@@ -341,7 +365,8 @@ def correct_hand():
     data = body()
     hid = data.get("hand_id")
     if isinstance(hid, bool) or not isinstance(hid, int):
-        raise SetupError("'hand_id' must be the id of a recorded hand (see /api/ledger)", "hand_id")
+        raise SetupError(Reason("bad_hand_id", "'hand_id' must be the id of a recorded hand (see /api/ledger)"),
+                         "hand_id")
     _known_players(c, {"net": data.get("net")})
     with c.lock:
         entry = c.ledger.correct_hand(c.session_id, hid, data.get("net"), why=why_of(data, required=True), **_who())
@@ -357,7 +382,9 @@ def manual_hand():
     data = body()
     unknown = sorted(set(data) - {"winner", "net", "items", "why", "game"})
     if unknown:
-        raise SetupError(f"unknown field '{unknown[0]}'", unknown[0])
+        known = "winner, net, items, why, game"
+        raise SetupError(Reason("unknown_field", f"unknown field '{unknown[0]}' (known: {known})",
+                                name=unknown[0], known=known), unknown[0])
     _known_players(c, data)
     result = {"type": "hand_end", "game": data.get("game") or c.setup().get("game"), "winner": data.get("winner"),
               "net": data.get("net"), "items": data.get("items") or [], "details": {"entered_by_host": True}}
@@ -376,7 +403,8 @@ def undo():
     data = body()
     eid = data.get("entry_id")
     if eid is not None and (isinstance(eid, bool) or not isinstance(eid, int)):
-        raise SetupError("'entry_id' must be the id of a ledger entry (see /api/ledger)", "entry_id")
+        raise SetupError(Reason("bad_entry_id", "'entry_id' must be the id of a ledger entry (see /api/ledger)"),
+                         "entry_id")
     with c.lock:
         entry = c.ledger.undo(c.session_id, eid, why=why_of(data, required=True), **_who())
         c.service.sync_pot()  # an undone hand takes its pot flow back: the table carries what the ledger holds

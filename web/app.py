@@ -12,11 +12,12 @@ import logging
 import secrets
 import threading
 
-from flask import Flask, jsonify, request
+from flask import Flask, request
 from werkzeug.exceptions import HTTPException
 
+from tableref.referee.reasons import Reason
 from tableref.table.service import TableService
-from tableref.web.auth import PinThrottle, new_pin
+from tableref.web.auth import PinThrottle, error, new_pin
 from tableref.web.hub import EventHub
 
 log = logging.getLogger("tableref.web")
@@ -117,20 +118,18 @@ def create_app(service, ledger=None, pin: str | None = None, *, session_id: int 
         if not wants_json:
             return exc
         messages = {
-            404: f"no such API endpoint: {request.path} (see docs/api.md)",
-            405: f"{request.method} is not allowed on {request.path}",
-            413: "the request is too large",
+            404: Reason("no_endpoint", f"no such API endpoint: {request.path} (see docs/api.md)", path=request.path),
+            405: Reason("method_not_allowed", f"{request.method} is not allowed on {request.path}",
+                        method=request.method, path=request.path),
+            413: Reason("too_large", "the request is too large"),
         }
-        resp = jsonify({"error": messages.get(exc.code, exc.description or exc.name)})
-        resp.status_code = exc.code or 500
-        return resp
+        return error(exc.code or 500, messages.get(exc.code, exc.description or exc.name))
 
     @app.errorhandler(Exception)
     def internal_error(exc: Exception):
         log.exception("internal error on %s %s", request.method, request.path)
-        resp = jsonify({"error": f"internal error: {type(exc).__name__}: {exc} (details in the server log)"})
-        resp.status_code = 500
-        return resp
+        what = f"{type(exc).__name__}: {exc}"
+        return error(500, Reason("internal_error", f"internal error: {what} (details in the server log)", what=what))
 
     @app.after_request
     def security_headers(resp):

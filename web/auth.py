@@ -27,6 +27,9 @@ import time
 
 from flask import current_app, jsonify, request, session as cookie
 
+from tableref.referee.reasons import Reason
+from tableref.web.i18n import say_error
+
 CSRF_HEADER = "X-CSRF-Token"
 
 
@@ -57,7 +60,13 @@ def client_address() -> str:
 
 
 def error(status: int, message: str, field: str | None = None, **extra):
-    body = {"error": message}
+    """A JSON error: ``error`` in English (logs, API clients) and, for a keyed message (a
+    :class:`Reason`), its ``key``, ``params`` and ``say``: the same in the request's language,
+    which the page shows."""
+    body = {"error": str(message)}
+    if isinstance(message, Reason):
+        body.update(message.to_json())
+        body["say"] = say_error(message)
     if field:
         body["field"] = field
     body.update(extra)
@@ -71,8 +80,9 @@ def check_csrf():
     sent = request.headers.get(CSRF_HEADER) or request.form.get("csrf_token") or ""
     expected = cookie.get("csrf") or ""
     if not expected or not sent or not hmac.compare_digest(sent, expected):
-        return error(403, "missing or wrong CSRF token: reload the page (API clients: GET /api/csrf first and "
-                          f"send the token in the {CSRF_HEADER} header with the same cookie)")
+        return error(403, Reason("csrf", "missing or wrong CSRF token: reload the page (API clients: GET /api/csrf "
+                                         f"first and send the token in the {CSRF_HEADER} header with the same cookie)",
+                                 header=CSRF_HEADER))
     return None
 
 
@@ -94,7 +104,7 @@ def host_required(view):
         if bad is not None:
             return bad
         if not is_host():
-            return error(401, "only the host can do this: log in with the host PIN first")
+            return error(401, Reason("host_only", "only the host can do this: log in with the host PIN first"))
         return view(*a, **k)
     return wrapper
 

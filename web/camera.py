@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 from flask import Blueprint, current_app, jsonify, request
 
+from tableref.referee.reasons import Reason
 from tableref.vision.sources import push_source
 from tableref.web.auth import error, host_required
 
@@ -108,44 +109,50 @@ def frame():
     up = _uploads()
     ctype = (request.mimetype or "").lower()
     if ctype not in ("image/jpeg", "image/jpg"):
-        return _refuse(up, 415, f"send the frame as a JPEG picture (Content-Type: image/jpeg), not "
-                                f"{request.mimetype or 'nothing'}")
+        return _refuse(up, 415, Reason("frame_not_jpeg_type", "send the frame as a JPEG picture (Content-Type: "
+                                       f"image/jpeg), not {request.mimetype or 'nothing'}",
+                                       sent=request.mimetype or "nothing"))
     size = request.content_length
     if size is not None and size > MAX_FRAME_BYTES:
         _drain(size)
-        return _refuse(up, 413, f"the frame is too large ({size // 1024} KB; at most {MAX_FRAME_BYTES // 1024} KB):"
-                                " send about 1280x720 at JPEG quality 0.8")
+        return _refuse(up, 413, Reason("frame_too_large", f"the frame is too large ({size // 1024} KB; at most "
+                                       f"{MAX_FRAME_BYTES // 1024} KB): send about 1280x720 at JPEG quality 0.8",
+                                       kb=size // 1024, max_kb=MAX_FRAME_BYTES // 1024))
     if not up.busy.acquire(blocking=False):
-        return _refuse(up, 429, "too fast: the previous frame is still being taken; send one frame at a time "
-                                "(is the camera page open twice?)", retry_after_ms=200)
+        return _refuse(up, 429, Reason("frame_busy", "too fast: the previous frame is still being taken; send one "
+                                       "frame at a time (is the camera page open twice?)"), retry_after_ms=200)
     try:
         now = time.monotonic()
         while up.recent and now - up.recent[0] >= 1.0:
             up.recent.popleft()
         if len(up.recent) >= MAX_PER_SECOND:
             wait = 1.0 - (now - up.recent[0])
-            return _refuse(up, 429, f"too fast: at most {MAX_PER_SECOND} frames a second; send the next frame "
-                                    "when the server has answered the last one", retry_after_ms=int(wait * 1000) + 1)
+            return _refuse(up, 429, Reason("frame_rate", f"too fast: at most {MAX_PER_SECOND} frames a second; send "
+                                           "the next frame when the server has answered the last one",
+                                           n=MAX_PER_SECOND), retry_after_ms=int(wait * 1000) + 1)
         request.max_content_length = MAX_FRAME_BYTES
         data = request.get_data(cache=False)
         if len(data) > MAX_FRAME_BYTES:
-            return _refuse(up, 413, f"the frame is too large (at most {MAX_FRAME_BYTES // 1024} KB)")
+            return _refuse(up, 413, Reason("frame_too_large_at_most", "the frame is too large (at most "
+                                           f"{MAX_FRAME_BYTES // 1024} KB)", max_kb=MAX_FRAME_BYTES // 1024))
         if not data.startswith(b"\xff\xd8\xff"):
-            return _refuse(up, 400, "this is not a JPEG picture (it does not start like one)")
+            return _refuse(up, 400, Reason("frame_not_jpeg", "this is not a JPEG picture (it does not start like one)"))
         img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
         if img is None or img.size == 0:
-            return _refuse(up, 400, "the JPEG picture is damaged and cannot be decoded")
+            return _refuse(up, 400, Reason("frame_damaged", "the JPEG picture is damaged and cannot be decoded"))
         h, w = img.shape[:2]
         if max(w, h) > MAX_SIDE or min(w, h) < MIN_SIDE:
-            return _refuse(up, 400, f"a {w}x{h} picture cannot be the table camera: send about 1280x720")
+            return _refuse(up, 400, Reason("frame_size", f"a {w}x{h} picture cannot be the table camera: send about "
+                                           "1280x720", width=w, height=h))
         src = push_source(PHONE)
         if src is None:
             source = str(getattr(_session(), "source", "") or "?")
             if source == PHONE:
-                return _refuse(up, 503, "the table is starting (the card reader is loading): the phone camera "
-                                        "is taken in a moment", retry_after_ms=1000)
-            return _refuse(up, 409, f"the table's camera is {source!r}, not the phone: choose 'phone' as the "
-                                    "camera on the setup page (or start tableref serve --source phone)")
+                return _refuse(up, 503, Reason("phone_starting", "the table is starting (the card reader is "
+                                               "loading): the phone camera is taken in a moment"), retry_after_ms=1000)
+            return _refuse(up, 409, Reason("not_phone_source", f"the table's camera is {source!r}, not the phone: "
+                                           "choose 'phone' as the camera on the setup page (or start tableref serve "
+                                           "--source phone)", source=repr(source)))
         up.recent.append(time.monotonic())
         seq = src.push(image=img)
         taken = seq is not None and src.wait_taken(seq, TAKE_WAIT_S)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, request, send_file, url_for
 
+from tableref.referee.reasons import Reason
 from tableref.web.auth import error
 
 evidence = Blueprint("evidence", __name__)
@@ -63,8 +64,9 @@ def picture(picture_id: int):
     path = s.path_of(picture_id) if s is not None else None
     if path is None:
         keep = getattr(s, "keep_hands", 0)
-        return error(404, f"no picture {picture_id}: pictures are kept for the last {keep} hands"
-                          if s is not None else "evidence pictures are switched off on this server")
+        return error(404, Reason("no_picture", f"no picture {picture_id}: pictures are kept for the last {keep} hands",
+                                 picture=picture_id, keep=keep)
+                     if s is not None else Reason("pictures_off", "evidence pictures are switched off on this server"))
     return send_file(path, mimetype="image/jpeg", max_age=3600)
 
 
@@ -75,7 +77,8 @@ def listing():
     try:
         sid = int(sid)
     except (TypeError, ValueError):
-        return error(400, f"'session' must be a session number, got {sid!r}", "session")
+        return error(400, Reason("bad_session", f"'session' must be a session number, got {sid!r}", value=repr(sid)),
+                     "session")
     s = store()
     return jsonify({"session_id": sid, "keep_hands": getattr(s, "keep_hands", 0),
                     "hands": {str(k): v for k, v in hand_links(sid).items()}})

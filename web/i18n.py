@@ -10,7 +10,11 @@ structured data and never by reading English text:
   (``key`` + ``params``): ``reason_<key>`` templates;
 * live events by their ``type`` and fields: ``ev_<type>`` templates;
 * the camera by its status and source: ``cam_say_<status>``;
-* seat verdicts from the seat's count / the referee's problems.
+* seat verdicts from the seat's count / the referee's problems;
+* the API's errors: their message is a ``Reason`` too (raised by the setup check,
+  the referee, the table service, the ledger or the web views), so :func:`say_error`
+  says them with the same ``reason_<key>`` templates; every error response carries
+  its ``say`` beside the English ``error`` (:func:`tableref.web.auth.error`).
 
 :func:`localize_table` adds a ``say`` text beside each English ``text`` of a table
 snapshot (``/api/state``); the page shows ``say``.
@@ -93,6 +97,11 @@ def say_reason(value, t) -> str | None:
         inner = say_reason(v, t)
         p[k] = inner if inner is not None else v
     return t("reason_" + key, **p)
+
+
+def say_error(message, code: str | None = None) -> str | None:
+    """An API error (a keyed ``Reason``) in ``code``, default the request's language; None if unkeyed."""
+    return say_reason(message, translator(code or pick_language()))
 
 
 def _cards(cards) -> str:

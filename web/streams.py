@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from flask import Blueprint, Response, current_app
 
+from tableref.referee.reasons import Reason
 from tableref.web.auth import error
 
 streams = Blueprint("streams", __name__)
@@ -29,7 +30,8 @@ def _acquire():
 
 
 def _busy():
-    return error(503, f"too many live streams open ({ctx().max_streams}); close a tab or try again later")
+    return error(503, Reason("too_many_streams", f"too many live streams open ({ctx().max_streams}); close a tab or "
+                                                 "try again later", n=ctx().max_streams))
 
 
 @streams.get("/api/events")
@@ -126,5 +128,5 @@ def snapshot_jpg():
     except Exception:  # noqa: BLE001
         jpg = None
     if not jpg:
-        return error(503, "no camera frame yet: check the camera status")
+        return error(503, Reason("no_frame_yet", "no camera frame yet: check the camera status"))
     return Response(jpg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from tableref.referee.errors import SettingsError
+from tableref.referee.reasons import Reason
 from tableref.referee.settings import build_settings
 
 
@@ -64,15 +65,18 @@ def build_rules(data=None, field: str = "rules") -> MarriageRules:
     given = data or {}
     for key in ("tiplu_double", "maal_tunnela", "dublee_bonus"):
         if getattr(rules, key) < 0:
-            raise SettingsError(f"house rule '{key}' cannot be negative", f"{field}.{key}")
+            raise SettingsError(Reason("rule_negative", f"house rule '{key}' cannot be negative", rule=key),
+                                f"{field}.{key}")
     if not 2 <= rules.dublee_min_players <= 5:
-        raise SettingsError("house rule 'dublee_min_players' must be 2..5 (Marriage is for 2-5 players)",
+        raise SettingsError(Reason("rule_dublee_min_players",
+                                   "house rule 'dublee_min_players' must be 2..5 (Marriage is for 2-5 players)"),
                             f"{field}.dublee_min_players")
     if "murder" in given and "unseen_maal" in given:
         if rules.murder != (rules.unseen_maal == "zero"):
-            raise SettingsError(
-                f"house rules contradict: murder={str(rules.murder).lower()} but unseen_maal="
-                f"{rules.unseen_maal!r} (murder means unseen_maal 'zero')", f"{field}.murder")
+            raise SettingsError(Reason(
+                "rules_murder_contradict", f"house rules contradict: murder={str(rules.murder).lower()} but unseen_maal="
+                f"{rules.unseen_maal!r} (murder means unseen_maal 'zero')", murder=str(rules.murder).lower(),
+                unseen_maal=repr(rules.unseen_maal)), f"{field}.murder")
     elif "murder" in given:
         rules = replace(rules, unseen_maal="zero" if rules.murder else "count")
     else:

@@ -12,6 +12,7 @@ import math
 from decimal import Decimal, InvalidOperation
 
 from tableref.referee.errors import RefereeError
+from tableref.referee.reasons import Reason
 
 MAX_POINT_VALUE = Decimal(1_000_000)
 CENT = Decimal("0.01")
@@ -21,6 +22,16 @@ class MoneyError(RefereeError):
     """A money amount the ledger cannot keep exactly."""
 
 
+def _not_amount(field: str, value) -> Reason:
+    return Reason("money_not_amount", f"'{field}' must be an amount of money, got {value!r}", field=field,
+                  value=repr(value))
+
+
+def _not_finite(field: str, value) -> Reason:
+    return Reason("money_not_finite", f"'{field}' must be a finite amount, got {value!r}", field=field,
+                  value=repr(value))
+
+
 def to_decimal(value, field: str = "point_value") -> Decimal:
     """``value`` (int, float, decimal text such as ``"0,5"``, Decimal) as an exact Decimal.
 
@@ -28,7 +39,7 @@ def to_decimal(value, field: str = "point_value") -> Decimal:
     binary fraction behind it).
     """
     if isinstance(value, bool):
-        raise MoneyError(f"'{field}' must be an amount of money, got {value!r}", field)
+        raise MoneyError(_not_amount(field, value), field)
     try:
         if isinstance(value, Decimal):
             d = value
@@ -36,16 +47,16 @@ def to_decimal(value, field: str = "point_value") -> Decimal:
             d = Decimal(value)
         elif isinstance(value, float):
             if not math.isfinite(value):
-                raise MoneyError(f"'{field}' must be a finite amount, got {value!r}", field)
+                raise MoneyError(_not_finite(field, value), field)
             d = Decimal(repr(value))
         elif isinstance(value, str):
             d = Decimal(value.strip().replace(",", "."))
         else:
-            raise MoneyError(f"'{field}' must be an amount of money, got {value!r}", field)
+            raise MoneyError(_not_amount(field, value), field)
     except InvalidOperation:
-        raise MoneyError(f"'{field}' must be an amount of money, got {value!r}", field) from None
+        raise MoneyError(_not_amount(field, value), field) from None
     if not d.is_finite():
-        raise MoneyError(f"'{field}' must be a finite amount, got {value!r}", field)
+        raise MoneyError(_not_finite(field, value), field)
     return d
 
 
@@ -53,12 +64,13 @@ def point_value_cents(value, field: str = "point_value", strict: bool = True) ->
     """The money per point in cents. ``strict``: refuse fractions of a cent (else round half-even)."""
     d = to_decimal(value, field)
     if d < 0 or d > MAX_POINT_VALUE:
-        raise MoneyError(f"'{field}' must be from 0 to {MAX_POINT_VALUE}, got {value!r}", field)
+        raise MoneyError(Reason("money_range", f"'{field}' must be from 0 to {MAX_POINT_VALUE}, got {value!r}",
+                                field=field, max=str(MAX_POINT_VALUE), value=repr(value)), field)
     cents = d * 100
     if cents != cents.to_integral_value():
         if strict:
-            raise MoneyError(f"'{field}' must be a whole number of cents (at most two decimals), got {value!r}",
-                             field)
+            raise MoneyError(Reason("money_cents", f"'{field}' must be a whole number of cents (at most two "
+                                    f"decimals), got {value!r}", field=field, value=repr(value)), field)
         cents = cents.to_integral_value()
     return int(cents)
 

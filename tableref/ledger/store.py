@@ -46,6 +46,7 @@ from pathlib import Path
 
 from tableref.games import GAMES
 from tableref.referee.errors import RefereeError
+from tableref.referee.reasons import Reason
 
 from tableref.ledger.migrations import LATEST, SchemaError, migrate
 from tableref.ledger.money import MoneyError, decimal as dec, fmt, point_value_cents, split
@@ -57,7 +58,13 @@ PAYING_KINDS = MONEY_KINDS + ("pot_return",)       # every entry that moves mone
 
 
 class LedgerError(RefereeError):
-    """A request the ledger refuses (bad result, unknown hand, ...). ``field`` names the culprit."""
+    """A request the ledger refuses (bad result, unknown hand, ...). ``field`` names the culprit; the
+    message is a :class:`Reason` (key and parameters beside the English) for the page to translate."""
+
+
+def _bad_game(game) -> Reason:
+    return Reason("ledger_bad_game", f"game must be one of {', '.join(GAMES)}, got {game!r}",
+                  choices=", ".join(GAMES), value=repr(game))
 
 
 def default_path(create: bool = True) -> Path:
@@ -74,27 +81,35 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
 
 
+def _not_points(field: str, value) -> Reason:
+    return Reason("not_points", f"{field} must be a whole number of points, got {value!r}", field=field,
+                  value=repr(value))
+
+
 def _points(value, field: str) -> int:
     """Points are whole numbers; accept 3.0 but refuse 2.5, NaN, True, "3"."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise LedgerError(f"{field} must be a whole number of points, got {value!r}", field)
+        raise LedgerError(_not_points(field, value), field)
     if isinstance(value, float):
         if not math.isfinite(value) or value != int(value):
-            raise LedgerError(f"{field} must be a whole number of points, got {value!r}", field)
+            raise LedgerError(_not_points(field, value), field)
         value = int(value)
     if abs(value) > 10**12:
-        raise LedgerError(f"{field} is out of range: {value}", field)
+        raise LedgerError(Reason("points_range", f"{field} is out of range: {value}", field=field, value=value), field)
     return int(value)
 
 
 def _name(value, field: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise LedgerError(f"{field} must be a non-empty player name, got {value!r}", field)
+        raise LedgerError(Reason("not_a_name", f"{field} must be a non-empty player name, got {value!r}", field=field,
+                                 value=repr(value)), field)
     value = value.strip()
     if value == POT:
-        raise LedgerError(f"{field}: {POT!r} is the pot's account, not a player's name", field)
+        raise LedgerError(Reason("pot_not_a_name", f"{field}: {POT!r} is the pot's account, not a player's name",
+                                 field=field, pot=repr(POT)), field)
     if len(value) > 40:
-        raise LedgerError(f"{field} is too long (at most 40 characters): {value!r}", field)
+        raise LedgerError(Reason("name_too_long", f"{field} is too long (at most 40 characters): {value!r}",
+                                 field=field, value=repr(value)), field)
     return value
 
 
@@ -113,13 +128,18 @@ def _pot_flow(result: dict) -> int | None:
 
 def _check_net(net, field: str = "net", total: int = 0) -> dict[str, int]:
     if not isinstance(net, dict) or not net:
-        raise LedgerError(f"'{field}' must be an object {{player: points}} with at least one player", field)
+        raise LedgerError(Reason("bad_net", f"'{field}' must be an object {{player: points}} with at least one player",
+                                 field=field), field)
     out: dict[str, int] = {}
     for name, pts in net.items():
         out[_name(name, f"{field}.{name}")] = _points(pts, f"{field}.{name}")
     if sum(out.values()) != total:
-        what = "zero" if total == 0 else f"{total} (the players' share of the pot carried in and out)"
-        raise LedgerError(f"the nets of a hand must sum to {what}, these sum to {sum(out.values())}: {out}", field)
+        got, nets = sum(out.values()), ", ".join(f"{p} {v:+d}" for p, v in out.items())
+        raise LedgerError(Reason("nets_sum_zero", f"the nets of a hand must sum to zero, these sum to {got}: {nets}",
+                                 got=got, nets=nets) if total == 0 else
+                          Reason("nets_sum_total", f"the nets of a hand must sum to {total} (the players' share of the "
+                                 f"pot carried in and out), these sum to {got}: {nets}", total=total, got=got,
+                                 nets=nets), field)
     return out
 
 
@@ -209,7 +229,8 @@ class Ledger:
     def _session_row(self, session_id: int):
         rows = self._q("SELECT * FROM sessions WHERE id=?", (session_id,))
         if not rows:
-            raise LedgerError(f"no ledger session {session_id}", "session_id")
+            raise LedgerError(Reason("no_ledger_session", f"no ledger session {session_id}", session=session_id),
+                              "session_id")
         return rows[0]
 
     # ------------------------------------------------------------------ sessions
@@ -221,7 +242,7 @@ class Ledger:
         setup = dict(setup or {})
         game = setup.get("game", "desmoche")
         if game not in GAMES:
-            raise LedgerError(f"game must be one of {', '.join(GAMES)}, got {game!r}", "game")
+            raise LedgerError(_bad_game(game), "game")
         players = [_name(p, f"players[{i}]") for i, p in enumerate(setup.get("players") or [])]
         _check_point_value(setup)
         with self._tx() as c:
@@ -311,14 +332,16 @@ class Ledger:
         replayed ``hand_end`` is never counted twice.
         """
         if not isinstance(result, dict):
-            raise LedgerError("the hand result must be a JSON object", "result")
+            raise LedgerError(Reason("result_not_object", "the hand result must be a JSON object"), "result")
         row = self._session_row(session_id)
         if row["closed_at"] is not None:
-            raise LedgerError(f"ledger session {session_id} is closed", "session_id")
+            raise LedgerError(Reason("session_closed", f"ledger session {session_id} is closed", session=session_id),
+                              "session_id")
         try:
             verbatim = json.dumps(result, ensure_ascii=False, sort_keys=True)
         except (TypeError, ValueError) as exc:
-            raise LedgerError(f"the hand result is not JSON-able: {exc}", "result")
+            raise LedgerError(Reason("result_not_json", f"the hand result is not JSON-able: {exc}", why=str(exc)),
+                              "result")
         flow = _pot_flow(result)
         net = _check_net(result.get("net"), "net", total=-flow if flow else 0)
         winner = result.get("winner")
@@ -326,14 +349,15 @@ class Ledger:
             winner = _name(winner, "winner")
         game = result.get("game") or self.setup(session_id).get("game") or row["game"]
         if game not in GAMES:
-            raise LedgerError(f"game must be one of {', '.join(GAMES)}, got {game!r}", "game")
+            raise LedgerError(_bad_game(game), "game")
         items = result.get("items") or []
         if not isinstance(items, list):
-            raise LedgerError("'items' must be a list of bonus items", "items")
+            raise LedgerError(Reason("items_not_list", "'items' must be a list of bonus items"), "items")
         clean_items = []
         for i, it in enumerate(items):
             if not isinstance(it, dict) or not isinstance(it.get("item"), str):
-                raise LedgerError(f"items[{i}] must be an object with an 'item' name", f"items[{i}]")
+                raise LedgerError(Reason("bad_item", f"items[{i}] must be an object with an 'item' name",
+                                         field=f"items[{i}]"), f"items[{i}]")
             pts = it.get("points")
             pts = None if pts is None else _points(pts, f"items[{i}].points")
             player = it.get("player")
@@ -454,7 +478,7 @@ class Ledger:
     def hand(self, hand_id: int) -> dict:
         rows = self._q("SELECT * FROM hands WHERE id=?", (hand_id,))
         if not rows:
-            raise LedgerError(f"no hand with id {hand_id}", "hand_id")
+            raise LedgerError(Reason("no_hand", f"no hand with id {hand_id}", hand_id=hand_id), "hand_id")
         return self._hand_dict(rows[0], self._undone_entries(int(rows[0]["session_id"])))
 
     def _hand_dict(self, row, undone: set[int]) -> dict:
@@ -496,20 +520,23 @@ class Ledger:
                      client: str | None = None) -> int:
         """Set a hand's nets to ``net`` by a new entry paying the difference. Returns the entry id."""
         if not (why or "").strip():
-            raise LedgerError("a correction needs a reason ('why')", "why")
+            raise LedgerError(Reason("correction_why", "a correction needs a reason ('why')"), "why")
         hand = self.hand(hand_id)
         net = _check_net(net, "net", total=-hand["pot"])
         if hand["pot"]:
             net[POT] = hand["pot"]
         current = {**hand["net"], POT: hand["pot"]} if hand["pot"] else hand["net"]
         if self._q("SELECT session_id FROM hands WHERE id=?", (hand_id,))[0]["session_id"] != session_id:
-            raise LedgerError(f"hand {hand_id} is not in session {session_id}", "hand_id")
+            raise LedgerError(Reason("hand_other_session", f"hand {hand_id} is not in session {session_id}",
+                                     hand_id=hand_id, session=session_id), "hand_id")
         if hand["undone"]:
-            raise LedgerError(f"hand {hand['hand_no']} was undone; undo the undo before correcting it", "hand_id")
+            raise LedgerError(Reason("hand_undone", f"hand {hand['hand_no']} was undone; undo the undo before "
+                                     "correcting it", hand_no=hand["hand_no"]), "hand_id")
         delta = {p: net.get(p, 0) - current.get(p, 0) for p in dict.fromkeys([*current, *net])}
         delta = {p: d for p, d in delta.items() if d}
         if not delta:
-            raise LedgerError("the correction changes nothing: the hand already has these nets", "net")
+            raise LedgerError(Reason("correction_no_change", "the correction changes nothing: the hand already has "
+                                     "these nets"), "net")
         pv = point_value_cents(hand["point_value"])
         with self._tx() as c:
             self._ensure_players(c, session_id, [p for p in net if p != POT])
@@ -550,19 +577,22 @@ class Ledger:
                            " ORDER BY id DESC", (session_id,))
             candidates = [int(r["id"]) for r in rows if int(r["id"]) not in undone]
             if not candidates:
-                raise LedgerError("there is nothing to undo in this session", "entry_id")
+                raise LedgerError(Reason("nothing_to_undo", "there is nothing to undo in this session"), "entry_id")
             entry_id = candidates[0]
         rows = self._q("SELECT * FROM entries WHERE id=? AND session_id=?", (entry_id, session_id))
         if not rows:
-            raise LedgerError(f"no entry {entry_id} in session {session_id}", "entry_id")
+            raise LedgerError(Reason("no_entry", f"no entry {entry_id} in session {session_id}", entry=entry_id,
+                                     session=session_id), "entry_id")
         target = rows[0]
         if target["kind"] not in MONEY_KINDS:
-            raise LedgerError(f"entry {entry_id} ({target['kind']}) moves no points and cannot be undone", "entry_id")
+            raise LedgerError(Reason("entry_no_points", f"entry {entry_id} ({target['kind']}) moves no points and "
+                                     "cannot be undone", entry=entry_id, kind=target["kind"]), "entry_id")
         if entry_id in undone:
-            raise LedgerError(f"entry {entry_id} is already undone", "entry_id")
-        if target["kind"] == "hand_correction" and self._hand_entry(target["hand_id"]) in undone:
-            raise LedgerError(f"entry {entry_id} belongs to a hand that was undone; undo that undo first",
+            raise LedgerError(Reason("entry_undone", f"entry {entry_id} is already undone", entry=entry_id),
                               "entry_id")
+        if target["kind"] == "hand_correction" and self._hand_entry(target["hand_id"]) in undone:
+            raise LedgerError(Reason("entry_hand_undone", f"entry {entry_id} belongs to a hand that was undone; undo "
+                                     "that undo first", entry=entry_id), "entry_id")
         if target["kind"] == "undo" and target["hand_id"] is not None:
             # An undo is undone newest first, hand by hand: then undoing it restores exactly the state
             # before it (never a correction of a hand that is not in force, nor a hand cancelled twice).
@@ -570,8 +600,9 @@ class Ledger:
                 "SELECT id FROM entries WHERE hand_id=? AND id>? AND kind IN ('hand','hand_correction','undo')",
                 (target["hand_id"], entry_id)) if int(r["id"]) not in undone]
             if later:
-                raise LedgerError(f"entry {entry_id} is not the newest change of its hand still in force (entry"
-                                  f" {later[-1]} is): undo that first", "entry_id")
+                raise LedgerError(Reason("entry_not_newest", f"entry {entry_id} is not the newest change of its hand "
+                                         f"still in force (entry {later[-1]} is): undo that first", entry=entry_id,
+                                         newer=later[-1]), "entry_id")
         if target["kind"] == "hand":
             # Undoing a hand cancels it with its corrections: pay back whatever is in force.
             pays = self._q("SELECT player, SUM(points) AS s, SUM(cents) AS m FROM payments WHERE hand_id=?"

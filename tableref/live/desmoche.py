@@ -6,9 +6,11 @@ for its verdicts and turns them into events:
 
 * descriptive events from :func:`tableref.live.events.diff_states` (``meld_laid``,
   ``card_added``, ``card_moved``, ``card_taken``, ``card_removed``), each carrying
-  the verdict on the meld it touched (``valid``, ``in_order``, ``kind``, ``reason``);
+  the verdict on the meld it touched (``valid``, ``in_order``, ``kind``; ``reason`` only
+  where no verdict event below says it, e.g. a meld of two cards so far);
 * ``meld_invalid`` / ``out_of_order`` for a meld the referee refuses or warns about
-  (each said once a hand for the same cards and reason);
+  (each said once a hand for the same cards and reason, and nowhere else: every
+  event appears once, see :func:`verdict_event`);
 * ``illegal_move`` for every illegal change the referee reports (a card taken back,
   a desmoche that leaves a meld broken, a card moved to another player...);
 * ``autowin`` when, before any meld is laid, a player shows nine cards that make an
@@ -36,6 +38,7 @@ from tableref.referee.desmoche.melds import check_meld
 from tableref.referee.desmoche.seats import play_order
 from tableref.referee.desmoche.table import TableReferee
 from tableref.referee.errors import RefereeError
+from tableref.referee.reasons import Reason
 
 from tableref.games import GAMES
 from tableref.live.events import diff_states, make_event
@@ -48,6 +51,17 @@ DESCRIPTIVE = frozenset({"meld_laid", "card_added", "card_moved", "card_taken", 
                          "meld_changed", "centre_changed"})
 #: verdicts said once a hand for the same cards and reason
 ONCE = frozenset({"meld_invalid", "out_of_order", "illegal_move"})
+
+
+def verdict_event(mv) -> str | None:
+    """The verdict event a meld's verdict is said in (``meld_invalid``: a meld of three or more cards
+    the referee refuses, ``out_of_order``: a valid meld laid out of order), or None. Its reason is
+    said there only, not again in the event that tells the meld was laid or changed."""
+    if not mv.valid and len(mv.cards) >= MELD_MIN:
+        return "meld_invalid"
+    if mv.valid and not mv.in_order:
+        return "out_of_order"
+    return None
 
 
 def join_split_melds(state: TableState, settings) -> TableState:
@@ -172,8 +186,9 @@ class DesmocheLiveHand:
             if s is not None and m is not None and s < len(self.players):
                 mv = self._meld_verdict(s, m)
                 if mv is not None:
-                    e.update(kind=mv.kind, valid=mv.valid, in_order=mv.in_order, reason=mv.reason)
-                    if mv.reason:
+                    e.update(kind=mv.kind, valid=mv.valid, in_order=mv.in_order)
+                    if mv.reason and verdict_event(mv) is None:   # else the verdict event says it, once
+                        e["reason"] = mv.reason
                         e["text"] += f" -- {mv.reason}"
                 touched.add((s, m))
             events.append(e)
@@ -182,13 +197,10 @@ class DesmocheLiveHand:
             if mv is None:
                 continue
             p = self.players[s]
-            cards = [str(c) for c in mv.cards]
-            if not mv.valid and len(cards) >= MELD_MIN:
-                events.append(make_event("meld_invalid", t, f"{p}: {mv.reason}", seat=s, player=p, cards=cards,
-                                          reason=mv.reason, meld=m))
-            elif mv.valid and not mv.in_order:
-                events.append(make_event("out_of_order", t, f"{p}: {mv.reason}", seat=s, player=p, cards=cards,
-                                          reason=mv.reason, meld=m))
+            kind = verdict_event(mv)
+            if kind is not None:
+                events.append(make_event(kind, t, f"{p}: {mv.reason}", seat=s, player=p,
+                                          cards=[str(c) for c in mv.cards], reason=mv.reason, meld=m))
         if any(len(m) >= 3 for melds in snap.values() for m in melds):
             self.melds_laid = True
         for ch in verdict.illegal:
@@ -252,7 +264,7 @@ class DesmocheLiveHand:
         try:
             s = self.referee.settle(winner=winner)
         except RefereeError as exc:
-            return [make_event("recognition_problem", t, f"cannot settle: {exc}")]
+            return [make_event("recognition_problem", t, f"cannot settle: {exc}", why=exc.message)]
         items = []
         if s.winner is not None:
             items.append({"item": "pot", "player": s.winner, "points": s.pot_to_winner,
@@ -278,10 +290,11 @@ class DesmocheLiveHand:
             return self.result
         w = self.referee.winner if winner is ... else winner
         if w is not None and w not in self.players:
-            raise RefereeError(f"unknown player {w!r}", "winner")
+            raise RefereeError(Reason("unknown_player", f"unknown player {w!r}", name=repr(w)), "winner")
         evs = self._end(self.state.t, w)
         if self.result is None:
-            raise RefereeError(evs[0]["text"] if evs else "cannot settle this hand", "winner")
+            why = (evs[0].get("why") if evs else None) or "?"
+            raise RefereeError(Reason("cannot_settle", f"cannot settle: {why}", why=why), "winner")
         return self.result
 
     def end_of_stream(self) -> dict | None:

@@ -23,6 +23,7 @@ laid-down hand; the host enters them (``finish_hand(exposed={player: [[...]]})``
 from __future__ import annotations
 
 from tableref.referee.errors import RefereeError
+from tableref.referee.reasons import Reason
 
 from tableref.games import GAMES
 from tableref.live.events import diff_states, make_event
@@ -237,24 +238,25 @@ class MarriageLiveHand:
             self.host_tiplu = str(parse_card(tiplu, "tiplu"))
         if winner is not None:
             if winner not in self.players:
-                raise RefereeError(f"the winner {winner!r} is not one of the players", "winner")
+                raise RefereeError(Reason("unknown_player", f"unknown player {winner!r}", name=repr(winner)), "winner")
             self.host_winner = winner
         if seen:
             for p, v in seen.items():
                 if p not in self.players:
-                    raise RefereeError(f"unknown player {p!r}", f"seen.{p}")
+                    raise RefereeError(Reason("unknown_player", f"unknown player {p!r}", name=repr(p)), f"seen.{p}")
                 self.host_seen[p] = bool(v)
         if exposed:
             for p, ts in exposed.items():
                 if p not in self.players:
-                    raise RefereeError(f"unknown player {p!r}", f"exposed.{p}")
+                    raise RefereeError(Reason("unknown_player", f"unknown player {p!r}", name=repr(p)), f"exposed.{p}")
                 self.host_exposed[p] = [[str(parse_card(c)) for c in tt] for tt in ts]
         if maal:
             for p, v in maal.items():
                 if p not in self.players:
-                    raise RefereeError(f"unknown player {p!r}", f"maal.{p}")
+                    raise RefereeError(Reason("unknown_player", f"unknown player {p!r}", name=repr(p)), f"maal.{p}")
                 if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                    raise RefereeError(f"{p}'s maal must be a whole number of points, 0 or more", f"maal.{p}")
+                    raise RefereeError(Reason("bad_maal", f"{p}'s maal must be a whole number of points, 0 or more",
+                                              player=p), f"maal.{p}")
                 self.host_maal[p] = v
         if self.host_tiplu:
             self.tiplu = self.host_tiplu
@@ -262,20 +264,22 @@ class MarriageLiveHand:
         self._keys.clear()
         self._count(t)
         if self.tiplu is None:
-            raise RefereeError("the tiplu is not known: enter it", "tiplu")
+            raise RefereeError(Reason("tiplu_unknown", "the tiplu is not known: enter it"), "tiplu")
         w = self.host_winner
         if w is None:
             cands = self.winner_candidates()
             if len(cands) != 1:
-                raise RefereeError("who ended the hand? " + (
-                    f"{' and '.join(cands)} both show a finished hand" if cands else
-                    "no laid-down hand shows seven combinations"), "winner")
+                raise RefereeError(Reason("who_ended_both", f"who ended the hand? {' and '.join(cands)} both show a "
+                                          "finished hand", players=" and ".join(cands)) if cands else
+                                   Reason("who_ended_none", "who ended the hand? no laid-down hand shows seven "
+                                          "combinations"), "winner")
             w = cands[0]
         missing = [p for p in self.players if p not in self.analyses and p not in self.host_maal]
         if missing:
-            raise RefereeError(", ".join(missing) + (" is" if len(missing) == 1 else " are")
-                               + " not counted: lay the 21 cards face up in the seat zone, or enter the maal",
-                               "maal")
+            who, how = ", ".join(missing), "lay the 21 cards face up in the seat zone, or enter the maal"
+            raise RefereeError(Reason("not_counted_one", f"{who} is not counted: {how}", players=who)
+                               if len(missing) == 1 else
+                               Reason("not_counted_many", f"{who} are not counted: {how}", players=who), "maal")
         if w in self.analyses and not self.analyses[w][1]:
             self.host_seen[w] = True
             self._keys.clear()

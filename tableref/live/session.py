@@ -46,6 +46,7 @@ import numpy as np
 from tableref import demo
 from tableref.games import UnknownGame, game as game_spec
 from tableref.referee.errors import RefereeError
+from tableref.referee.reasons import Reason
 
 from tableref.live.events import make_event
 from tableref.live.hand import LiveHand, new_hand
@@ -56,7 +57,12 @@ MAX_EVENTS = 300
 
 
 class SessionError(ValueError):
-    """Bad session setup (message is for the user)."""
+    """Bad session setup (message is for the user): a :class:`Reason` (English, ``key``, ``params``),
+    or the referee's own keyed message passed on, so that an interface can say it in any language."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
 
 
 def resolve_source(spec: str, game: str) -> str:
@@ -64,7 +70,8 @@ def resolve_source(spec: str, game: str) -> str:
     if demo.is_demo(spec):
         p = demo.clip(game)
         if p is None:
-            raise SessionError("the built-in demo clip is missing from this installation (tableref/demo/)")
+            raise SessionError(Reason("demo_missing", "the built-in demo clip is missing from this installation "
+                                                      "(tableref/demo/)"))
         return str(p)
     return str(spec)
 
@@ -150,13 +157,13 @@ class TableSession:
         try:
             spec = game_spec(game)
         except UnknownGame as exc:
-            raise SessionError(str(exc)) from None
+            raise SessionError(exc.args[0]) from None
         if players:
             players = [str(p).strip() for p in players]
             if any(not p for p in players):
-                raise SessionError("every player needs a name")
+                raise SessionError(Reason("every_player_named", "every player needs a name"))
             if len(set(players)) != len(players):
-                raise SessionError("two players have the same name")
+                raise SessionError(Reason("players_same_name", "two players have the same name"))
             seats = len(players)
         try:
             seats = int(seats)
@@ -166,7 +173,8 @@ class TableSession:
         if problem:
             raise SessionError(problem)
         if isinstance(stake, bool) or not isinstance(stake, (int, float)) or stake < 0:
-            raise SessionError(f"stake must be a number of points, got {stake!r}")
+            raise SessionError(Reason("bad_stake", f"stake must be a number of points, got {stake!r}",
+                                      value=repr(stake)))
         # validate the house rules now (a clear error, not a crash later)
         try:
             spec.rules(rules)
@@ -201,7 +209,8 @@ class TableSession:
         allowed = {"game", "seats", "players", "rules", "stake", "source", "zones", "realtime"}
         unknown = set(setup) - allowed
         if unknown:
-            raise SessionError(f"unknown setup field(s): {', '.join(sorted(unknown))}")
+            raise SessionError(Reason("unknown_setup_fields", f"unknown setup field(s): {', '.join(sorted(unknown))}",
+                                      names=", ".join(sorted(unknown))))
         with self._lock:
             cur = {"source": self.source, "game": self.game, "seats": self.n_seats, "players": None,
                    "rules": self.rules, "stake": self.stake}
@@ -372,7 +381,8 @@ class TableSession:
         try:
             track_id = int(track_id)
         except (TypeError, ValueError):
-            raise SessionError(f"track_id must be a number, got {track_id!r}") from None
+            raise SessionError(Reason("track_id_not_number", f"track_id must be a number, got {track_id!r}",
+                                      value=repr(track_id))) from None
         label = None
         if card is not None:
             try:
@@ -463,7 +473,8 @@ class TableSession:
         else:
             zones = TableZones.load(z)
         if zones.n_seats != self.n_seats:
-            raise SessionError(f"the zones have {zones.n_seats} seats but the table has {self.n_seats}")
+            raise SessionError(Reason("zones_seat_mismatch", f"the zones have {zones.n_seats} seats but the table "
+                                      f"has {self.n_seats}", zones=zones.n_seats, seats=self.n_seats))
         return zones
 
     def _get_recognizer(self):

@@ -12,13 +12,17 @@ import math
 
 from tableref.games import GAMES, game as game_spec
 from tableref.referee.errors import RefereeError
+from tableref.referee.reasons import Reason
 
 MAX_STAKE = 1_000_000
 MAX_NAME = 24
 
 
 class SetupError(RefereeError):
-    """A setup (or other host request) that cannot be used; ``field`` names the culprit."""
+    """A setup (or other host request) that cannot be used; ``field`` names the culprit.
+
+    Its message is a :class:`Reason` (English text, ``key`` and ``params``) so that the page
+    can say it in the player's language."""
 
 
 def validate_rules(game: str, rules) -> dict:
@@ -35,25 +39,31 @@ def _int(value, field, lo, hi) -> int:
         if isinstance(value, str) and value.strip().lstrip("-").isdigit():
             value = int(value.strip())
         else:
-            raise SetupError(f"'{field}' must be a whole number, got {value!r}", field)
+            raise SetupError(Reason("not_whole_number", f"'{field}' must be a whole number, got {value!r}",
+                                    field=field, value=repr(value)), field)
     value = int(value)
     if not lo <= value <= hi:
-        raise SetupError(f"'{field}' must be between {lo} and {hi}, got {value}", field)
+        raise SetupError(Reason("out_of_range", f"'{field}' must be between {lo} and {hi}, got {value}",
+                                field=field, lo=lo, hi=hi, value=value), field)
     return value
 
 
 def validate_setup(data, current: dict | None = None) -> dict:
     """Check a setup request (merged over ``current``); return the clean setup or raise SetupError."""
     if not isinstance(data, dict):
-        raise SetupError("the setup must be a JSON object")
+        raise SetupError(Reason("setup_not_object", "the setup must be a JSON object"))
     known = {"game", "seats", "players", "stake", "point_value", "rules", "source", "label"}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise SetupError(f"unknown setup field '{unknown[0]}' (known: {', '.join(sorted(known))})", unknown[0])
+        raise SetupError(Reason("unknown_setup_field", f"unknown setup field '{unknown[0]}' (known: "
+                                f"{', '.join(sorted(known))})", name=unknown[0], known=", ".join(sorted(known))),
+                         unknown[0])
     cur = dict(current or {})
     game = data.get("game", cur.get("game", "desmoche"))
     if game not in GAMES:
-        raise SetupError(f"'game' must be {' or '.join(repr(g) for g in GAMES)}, got {game!r}", "game")
+        choices = " or ".join(repr(g) for g in GAMES)
+        raise SetupError(Reason("bad_game", f"'game' must be {choices}, got {game!r}", choices=choices,
+                                value=repr(game)), "game")
     lo, hi = GAMES[game].seats
     players = data.get("players", cur.get("players") if "seats" not in data or "players" in data else None)
     if "seats" in data:
@@ -63,25 +73,29 @@ def validate_setup(data, current: dict | None = None) -> dict:
     else:
         seats = int(cur.get("seats") or 4)
     if not lo <= seats <= hi:
-        raise SetupError(f"{game.capitalize()} is played by {lo} to {hi} players, not {seats}", "seats")
+        raise SetupError(Reason("seat_count", f"{GAMES[game].title} is played by {lo} to {hi} players, not {seats}",
+                                game=GAMES[game].title, lo=lo, hi=hi, seats=seats), "seats")
     if players is None:
         players = [f"Seat {i + 1}" for i in range(seats)]
     if not isinstance(players, list):
-        raise SetupError("'players' must be a list of names", "players")
+        raise SetupError(Reason("players_not_list", "'players' must be a list of names"), "players")
     if len(players) != seats:
-        raise SetupError(f"'players' must name {seats} players (one per seat), got {len(players)}", "players")
+        raise SetupError(Reason("players_count", f"'players' must name {seats} players (one per seat), got "
+                                f"{len(players)}", seats=seats, n=len(players)), "players")
     clean = []
     for i, name in enumerate(players):
         if not isinstance(name, str) or not name.strip():
-            raise SetupError(f"player {i + 1} needs a name", f"players[{i}]")
+            raise SetupError(Reason("player_needs_name", f"player {i + 1} needs a name", n=i + 1), f"players[{i}]")
         name = " ".join(name.split())
         if len(name) > MAX_NAME:
-            raise SetupError(f"player {i + 1}'s name is too long (at most {MAX_NAME} characters)", f"players[{i}]")
+            raise SetupError(Reason("player_name_long", f"player {i + 1}'s name is too long (at most {MAX_NAME} "
+                                    "characters)", n=i + 1, max=MAX_NAME), f"players[{i}]")
         if any(ch in name for ch in "<>\"'&\\") or not name.isprintable():
-            raise SetupError(f"player {i + 1}'s name may not contain < > \" ' & \\ or control characters",
-                             f"players[{i}]")
+            raise SetupError(Reason("player_name_chars", f"player {i + 1}'s name may not contain < > \" ' & \\ or "
+                                    "control characters", n=i + 1), f"players[{i}]")
         if name.casefold() in (c.casefold() for c in clean):
-            raise SetupError(f"two players are called {name!r}: names must differ", f"players[{i}]")
+            raise SetupError(Reason("player_name_twice", f"two players are called {name!r}: names must differ",
+                                    name=repr(name)), f"players[{i}]")
         clean.append(name)
     stake = _int(data.get("stake", cur.get("stake", 1)), "stake", 1, MAX_STAKE)
     pv = data.get("point_value", cur.get("point_value", 1.0))
@@ -89,9 +103,11 @@ def validate_setup(data, current: dict | None = None) -> dict:
         try:
             pv = float(pv.replace(",", "."))
         except ValueError:
-            raise SetupError(f"'point_value' must be a number, got {pv!r}", "point_value") from None
+            raise SetupError(Reason("point_value_not_number", f"'point_value' must be a number, got {pv!r}",
+                                    value=repr(pv)), "point_value") from None
     if isinstance(pv, bool) or not isinstance(pv, (int, float)) or not math.isfinite(pv) or not 0 <= pv <= 1e6:
-        raise SetupError(f"'point_value' must be a number from 0 to 1000000, got {pv!r}", "point_value")
+        raise SetupError(Reason("point_value_range", f"'point_value' must be a number from 0 to 1000000, got {pv!r}",
+                                value=repr(pv)), "point_value")
     if "rules" in data:
         rules = data["rules"]
     elif game == cur.get("game"):
@@ -99,20 +115,21 @@ def validate_setup(data, current: dict | None = None) -> dict:
     else:
         rules = {}
     if rules is not None and not isinstance(rules, dict):
-        raise SetupError("'rules' must be an object of house-rule switches", "rules")
+        raise SetupError(Reason("rules_not_object", "'rules' must be an object of house-rule switches", field="rules"), "rules")
     rules = validate_rules(game, rules)
     source = data.get("source", cur.get("source", "demo"))
     if not isinstance(source, (str, int)) or isinstance(source, bool) or not str(source).strip():
-        raise SetupError("'source' must be a camera index, a file, a folder or a stream URL", "source")
+        raise SetupError(Reason("bad_source", "'source' must be a camera index, a file, a folder or a stream URL"),
+                         "source")
     source = str(source).strip()
     if len(source) > 500 or not source.isprintable():
-        raise SetupError("'source' is too long or has control characters", "source")
+        raise SetupError(Reason("source_chars", "'source' is too long or has control characters"), "source")
     out = {"game": game, "seats": seats, "players": clean, "stake": stake, "point_value": float(pv),
            "rules": rules, "source": source}
     label = data.get("label", cur.get("label"))
     if label is not None:
         if not isinstance(label, str) or len(label) > 80:
-            raise SetupError("'label' must be a short text", "label")
+            raise SetupError(Reason("short_text", "'label' must be a short text", field="label"), "label")
         out["label"] = label
     return out
 
@@ -120,36 +137,39 @@ def validate_setup(data, current: dict | None = None) -> dict:
 def validate_zones(data) -> dict:
     """Check a hand-drawn zone layout (image coordinates) before it goes to the session."""
     if not isinstance(data, dict):
-        raise SetupError("the zones must be a JSON object")
+        raise SetupError(Reason("zones_not_object", "the zones must be a JSON object"))
     seats = data.get("seats")
     if not isinstance(seats, list) or not 2 <= len(seats) <= 5:
-        raise SetupError("'seats' must be a list of 2 to 5 seat polygons", "seats")
+        raise SetupError(Reason("zones_seat_list", "'seats' must be a list of 2 to 5 seat polygons"), "seats")
     size = data.get("frame_size")
     if not (isinstance(size, list) and len(size) == 2 and all(isinstance(v, (int, float)) and 16 <= v <= 10000
                                                               for v in size)):
-        raise SetupError("'frame_size' must be [width, height] of the still frame the corners were clicked on",
-                         "frame_size")
+        raise SetupError(Reason("zones_frame_size", "'frame_size' must be [width, height] of the still frame the "
+                                                    "corners were clicked on"), "frame_size")
     w, h = size
 
     def poly(p, field):
         if isinstance(p, dict):
             p = p.get("polygon")
         if not isinstance(p, list) or not 3 <= len(p) <= 32:
-            raise SetupError(f"{field} must be a polygon of 3 to 32 [x, y] points", field)
+            raise SetupError(Reason("zones_polygon", f"{field} must be a polygon of 3 to 32 [x, y] points",
+                                    field=field), field)
         out = []
         for j, pt in enumerate(p):
             if not (isinstance(pt, list) and len(pt) == 2 and all(
                     isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in pt)):
-                raise SetupError(f"{field}[{j}] must be [x, y] numbers", f"{field}[{j}]")
+                raise SetupError(Reason("zones_point", f"{field}[{j}] must be [x, y] numbers", field=f"{field}[{j}]"),
+                                 f"{field}[{j}]")
             x, y = pt
             if not (-0.05 * w <= x <= 1.05 * w and -0.05 * h <= y <= 1.05 * h):
-                raise SetupError(f"{field}[{j}] = {pt} lies outside the {w}x{h} frame", f"{field}[{j}]")
+                raise SetupError(Reason("zones_point_outside", f"{field}[{j}] = {pt} lies outside the {w}x{h} frame",
+                                        field=f"{field}[{j}]", point=str(pt), width=w, height=h), f"{field}[{j}]")
             out.append([float(x), float(y)])
         return out
 
     clean_seats = [{"seat": i, "polygon": poly(s, f"seats[{i}]")} for i, s in enumerate(seats)]
     if "centre" not in data:
-        raise SetupError("'centre' polygon is missing (the stock and discards)", "centre")
+        raise SetupError(Reason("zones_no_centre", "'centre' polygon is missing (the stock and discards)"), "centre")
     centre = poly(data["centre"], "centre")
     return {"version": 1, "coords": "image", "source": "manual", "frame_size": [int(w), int(h)],
             "seats": clean_seats, "centre": centre}

@@ -95,9 +95,12 @@ async function confirmHand(body) {
   return post("/api/hand/confirm", Object.assign({}, body, { confirm: true }));
 }
 
+// An API error in the page's language: the server's "say" (it translates every keyed error), else its English.
+function errorText(data) { return (data && (data.say || data.error)) || T("error"); }
+
 function showError(node, data) {
   if (!node) return;
-  node.textContent = (data && data.error) || T("error");
+  node.textContent = errorText(data);
   node.hidden = false;
 }
 
@@ -263,7 +266,7 @@ function initLive() {
   const confirm = $("#confirm-hand");
   if (confirm) confirm.addEventListener("click", async () => {
     const r = await confirmHand({});
-    if (r.ok) { if (r.data.recorded) toast(T("hand_confirmed")); } else if (!r.cancelled) toast(r.data.error, true);
+    if (r.ok) { if (r.data.recorded) toast(T("hand_confirmed")); } else if (!r.cancelled) toast(errorText(r.data), true);
     refresh();
   });
   const form = $("#correct-form");
@@ -370,7 +373,7 @@ function initScoreboard() {
     const why = prompt(T("why_undo"));
     if (!why) return;
     const r = await post("/api/undo", { why });
-    if (r.ok) { toast(T("undone")); refresh(); } else toast(r.data.error, true);
+    if (r.ok) { toast(T("undone")); refresh(); } else toast(errorText(r.data), true);
   });
   $("#manual-hand").addEventListener("click", async () => {
     const data = await getJSON("/api/ledger");
@@ -380,7 +383,7 @@ function initScoreboard() {
     const why = prompt(T("why_new_session"));
     if (why === null) return;
     const r = await post("/api/session/new", { why });
-    if (r.ok) refresh(); else toast(r.data.error, true);
+    if (r.ok) refresh(); else toast(errorText(r.data), true);
   });
   $("#nets-form").addEventListener("submit", async (e) => {
     e.preventDefault();

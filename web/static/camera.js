@@ -108,11 +108,11 @@
       }
       stats.refused += 1; showStats();
       if (resp.status === 429 || resp.status === 503) {
-        if (resp.status === 503) { setState("camera_starting", "cam-connecting"); showError(data.error || ""); }
+        if (resp.status === 503) { setState("camera_starting", "cam-connecting"); showError(data.say || data.error || ""); }
         await sleep(data.retry_after_ms || 200);
         continue;
       }
-      showError(data.error || resp.statusText);
+      showError(data.say || data.error || resp.statusText);
       if (resp.status === 401 || resp.status === 403) { stop(); setState("camera_login", "cam-error"); return; }
       setState("camera_refused_state", "cam-stale");
       await sleep(2000);      // not the phone's turn (409) or a bad frame: try again, never give up
