@@ -78,10 +78,12 @@ def test_every_referee_reason_has_a_string():
 
 # ------------------------------------------------------------------ the errors the page shows
 #: where the errors come from that the JSON API answers to the page: the web views, the setup check,
-#: the table service and live session, the ledger, and the referee's card and house-rule checks
+#: the table service and live session, the ledger, and the referee's card and house-rule checks and
+#: the Marriage count and settlement (a host's entries for a hand the camera cannot count)
 ERROR_SOURCES = ["web/*.py", "tableref/table/*.py", "tableref/live/session.py", "tableref/live/desmoche.py",
                  "tableref/live/marriage.py", "tableref/ledger/store.py", "tableref/ledger/money.py",
-                 "tableref/games.py", "referee/cards.py", "referee/settings.py", "referee/marriage/settings.py"]
+                 "tableref/games.py", "referee/cards.py", "referee/settings.py", "referee/marriage/settings.py",
+                 "referee/marriage/analysis.py", "referee/marriage/settle.py"]
 #: the exceptions whose message reaches the page (a 400 with ``error`` and ``say``)
 PAGE_ERRORS = {"RefereeError", "CardError", "SettingsError", "IllegalAction", "SetupError", "LedgerError",
                "MoneyError", "SessionError", "UnknownGame"}

@@ -7,6 +7,7 @@ from typing import Sequence
 
 from tableref.referee.cards import Card, check_copies, parse_card, parse_cards
 from tableref.referee.errors import CardError, RefereeError
+from tableref.referee.reasons import Reason
 from tableref.referee.marriage import combos
 from tableref.referee.marriage.maal import Maal, count_maal
 from tableref.referee.marriage.search import (
@@ -43,14 +44,14 @@ def parse_tunnelas(items, field: str = "exposed_tunnelas") -> list[list[Card]]:
     if items is None:
         return []
     if not isinstance(items, (list, tuple)):
-        raise RefereeError("exposed tunnelas must be a list of three-card lists", field)
+        raise RefereeError(Reason("tunnelas_not_list", "exposed tunnelas must be a list of three-card lists"), field)
     out = []
     for i, t in enumerate(items):
         cards = parse_cards(t, f"{field}[{i}]")
         if len(cards) != 3 or not (cards[0] == cards[1] == cards[2]):
-            raise RefereeError(
-                f"an exposed tunnela must be three identical cards, got {' '.join(map(str, cards))}",
-                f"{field}[{i}]")
+            got = " ".join(map(str, cards))
+            raise RefereeError(Reason("tunnela_not_three", f"an exposed tunnela must be three identical cards, got {got}",
+                                      cards=got), f"{field}[{i}]")
         out.append(cards)
     return out
 
@@ -75,12 +76,16 @@ def split_hand(cards: list[Card], tunnelas: list[list[Card]], sizes=(21, 22), fi
                 for c in t:
                     out.remove(c)
             return out
-        raise RefereeError(
-            f"{n} cards given with {k} exposed tunnela(s) that are not among them; give the cards in "
-            f"hand only ({' or '.join(str(s - 3 * k) for s in sizes)} cards) or all of them", field)
+        held = " or ".join(str(s - 3 * k) for s in sizes)
+        raise RefereeError(Reason("tunnelas_not_among", f"{n} cards given with {k} exposed tunnela(s) that are not "
+                                  f"among them; give the cards in hand only ({held} cards) or all of them",
+                                  n=n, k=k, held=held), field)
     want = " or ".join(str(s) for s in sizes)
-    extra = f" (or {' or '.join(str(s - 3 * k) for s in sizes)} besides the {k} exposed tunnela(s))" if k else ""
-    raise RefereeError(f"a Marriage hand has {want} cards{extra}, got {n}", field)
+    if k:
+        held = " or ".join(str(s - 3 * k) for s in sizes)
+        raise RefereeError(Reason("hand_size_tunnelas", f"a Marriage hand has {want} cards (or {held} besides the {k} "
+                                  f"exposed tunnela(s)), got {n}", want=want, held=held, k=k, n=n), field)
+    raise RefereeError(Reason("hand_size", f"a Marriage hand has {want} cards, got {n}", want=want, n=n), field)
 
 
 def check_hand_cards(tiplu: Card, cards: Sequence[Card], field: str = "cards") -> None:
@@ -88,8 +93,9 @@ def check_hand_cards(tiplu: Card, cards: Sequence[Card], field: str = "cards") -
     check_copies(cards, 3, field)
     k = sum(1 for c in cards if c == tiplu)
     if k > 2:
-        raise CardError(f"impossible cards: {k} x {tiplu}, but the tiplu {tiplu} is one of its three copies "
-                        f"and lies under the stock, so at most two are in play", field)
+        raise CardError(Reason("tiplu_copies", f"impossible cards: {k} x {tiplu}, but the tiplu {tiplu} is one of its "
+                               "three copies and lies under the stock, so at most two are in play", count=k,
+                               tiplu=str(tiplu)), field)
 
 
 def _discard_order(candidates, hand, tiplu, tunnelas, seen, rules, wild, first_only=False,
@@ -174,9 +180,10 @@ def analyse_hand(tiplu, cards, exposed_tunnelas=(), seen: bool = True, rules=Non
     tunnelas = parse_tunnelas(exposed_tunnelas if exposed_tunnelas else None)
     rules = build_rules(rules)
     if not isinstance(seen, bool):
-        raise RefereeError("'seen' must be true or false", "seen")
+        raise RefereeError(Reason("not_bool", "'seen' must be true or false", field="seen"), "seen")
     if players is not None and (isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 5):
-        raise RefereeError("'players' must be a whole number 2..5 (Marriage is for 2-5 players)", "players")
+        raise RefereeError(Reason("marriage_players", "'players' must be a whole number 2..5 (Marriage is for 2-5 "
+                                  "players)"), "players")
     hand = split_hand(cards, tunnelas)
     everything = hand + [c for t in tunnelas for c in t]
     check_hand_cards(tiplu, everything)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from tableref.referee.errors import RefereeError
+from tableref.referee.reasons import Reason
 from tableref.referee.marriage.settings import MarriageRules, build_rules
 
 SEEN_FEE = 3
@@ -70,29 +71,32 @@ def settle(winner: str, players: Sequence[PlayerScore], dublee_win: bool = False
     players = list(players)
     n = len(players)
     if not 2 <= n <= 5:
-        raise RefereeError(f"Marriage is for 2 to 5 players, got {n}", "players")
+        raise RefereeError(Reason("marriage_player_count", f"Marriage is for 2 to 5 players, got {n}", n=n), "players")
     names = [p.name for p in players]
     for i, p in enumerate(players):
         if not isinstance(p.name, str) or not p.name.strip():
-            raise RefereeError("every player needs a name", f"players[{i}].name")
+            raise RefereeError(Reason("every_player_named", "every player needs a name"), f"players[{i}].name")
         if names.index(p.name) != i:
-            raise RefereeError(f"two players are both called {p.name!r}", f"players[{i}].name")
+            raise RefereeError(Reason("player_name_twice", f"two players are called {p.name!r}: names must differ",
+                                      name=repr(p.name)), f"players[{i}].name")
         if isinstance(p.maal, bool) or not isinstance(p.maal, int) or p.maal < 0:
-            raise RefereeError(f"maal must be a whole number of points, 0 or more, got {p.maal!r}",
-                               f"players[{i}].maal")
+            raise RefereeError(Reason("bad_maal", f"{p.name}'s maal must be a whole number of points, 0 or more",
+                                      player=p.name), f"players[{i}].maal")
         if not isinstance(p.seen, bool):
-            raise RefereeError("'seen' must be true or false", f"players[{i}].seen")
+            raise RefereeError(Reason("not_bool", "'seen' must be true or false", field="seen"), f"players[{i}].seen")
     if winner not in names:
-        raise RefereeError(f"the winner {winner!r} is not one of the players ({', '.join(names)})", "winner")
+        raise RefereeError(Reason("winner_not_player", f"the winner {winner!r} is not one of the players "
+                                  f"({', '.join(names)})", name=repr(winner), players=", ".join(names)), "winner")
     w_index = names.index(winner)
     if not players[w_index].seen:
-        raise RefereeError(f"{winner} ended the hand, so {winner} has seen the joker ('seen' cannot be false)",
-                           f"players[{w_index}].seen")
+        raise RefereeError(Reason("winner_has_seen", f"{winner} ended the hand, so {winner} has seen the joker "
+                                  "('seen' cannot be false)", player=winner), f"players[{w_index}].seen")
     if not isinstance(dublee_win, bool):
-        raise RefereeError("'dublee_win' must be true or false", "dublee_win")
+        raise RefereeError(Reason("not_bool", "'dublee_win' must be true or false", field="dublee_win"), "dublee_win")
     if dublee_win and n < rules.dublee_min_players:
-        raise RefereeError(f"going out with dublees needs at least {rules.dublee_min_players} players "
-                           f"at this table (house rule dublee_min_players), there are {n}", "dublee_win")
+        raise RefereeError(Reason("dublee_players", f"going out with dublees needs at least "
+                                  f"{rules.dublee_min_players} players at this table (house rule dublee_min_players), "
+                                  f"there are {n}", min=rules.dublee_min_players, n=n), "dublee_win")
 
     scores = []
     kidnapped = 0
