@@ -213,7 +213,7 @@ def main(argv=None) -> int:
     p.add_argument("--json", help="also write the result here")
     p.add_argument("--no-diagnose", action="store_true", help="only the scores")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
-                   help="change a RecognizerConfig field for this run, e.g. --set tta_max_pixels=2000000")
+                   help="change a RecognizerConfig field for this run, e.g. --set turned_pass=1")
     a = p.parse_args(argv)
     img_path = Path(a.image)
     lab_path = Path(a.labels) if a.labels else img_path.with_name(img_path.stem + ".labels.json")

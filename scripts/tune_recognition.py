@@ -67,13 +67,14 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--precision", default="auto", choices=("auto", "fp32", "int8"))
     ap.add_argument("--det-power", type=float, default=None, help="override RecognizerConfig.det_score_power")
-    ap.add_argument("--tta-pixels", type=int, default=None, help="override RecognizerConfig.tta_max_pixels")
+    ap.add_argument("--turned-pass", type=int, choices=(0, 1), default=None,
+                    help="override RecognizerConfig.turned_pass (1: read the full view turned by 90° too)")
     args = ap.parse_args(argv)
     cfg = RecognizerConfig(det_conf=0.05, precision=args.precision)
     if args.det_power is not None:
         cfg.det_score_power = args.det_power
-    if args.tta_pixels is not None:
-        cfg.tta_max_pixels = args.tta_pixels
+    if args.turned_pass is not None:
+        cfg.turned_pass = bool(args.turned_pass)
     rec = CardRecognizer(args.models, config=cfg)
     labels, readings = collect(rec, Path(args.real), args.limit)
     rows = []

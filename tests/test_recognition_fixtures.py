@@ -144,3 +144,21 @@ def test_unsure_readings_are_read_again_turned_and_sure_ones_are_kept(recognizer
     assert unsure.any() and (~unsure).any()
     np.testing.assert_allclose(mixed[~unsure], once[~unsure], atol=1e-6)
     np.testing.assert_allclose(mixed[unsure], turned[unsure], atol=1e-5)
+
+
+def test_the_turned_pass_maps_its_boxes_back_onto_the_indices(recognizer):
+    from tableref.vision.detector import CardRecognizer, RecognizerConfig, letterbox_view
+    from tableref.vision.geometry import pairwise_overlap
+
+    img = cv2.imread(str(FIXTURES / "cards_apart.jpg"))
+    h, w = img.shape[:2]
+    view = letterbox_view(w, h, recognizer.imgsz, rect_stride=recognizer.rect_stride)
+    plain, _ = recognizer.detect_view(img, view)
+    turned, _ = recognizer.detect_view(img, view, turned=True)
+    assert len(plain) >= 8 and len(turned) >= 8
+    iou, _ = pairwise_overlap(turned, plain)
+    assert (iou.max(axis=1) > 0.5).mean() >= 0.9      # the turned boxes lie on the indices seen plain
+    rec = CardRecognizer(config=RecognizerConfig(turned_pass=True))
+    cards = rec.recognize(img)
+    assert "turned" in rec.last_stats.passes and rec.last_stats.detector_runs >= 2
+    assert Counter(c.card for c in cards) == Counter(t.label for t in truth(FIXTURES / "cards_apart.jpg"))

@@ -101,7 +101,7 @@ class RecognizerConfig:
     reuse_scale_frames: int = 0
     blind_tile_min_side: int = 1600  # frames this large are tiled even if the first pass finds nothing
     shrink_when_empty: bool = True  # smaller frames are searched again shrunk if nothing is found
-    tta_max_pixels: int = 0         # images up to this many pixels are also searched turned by 90° (0 = off)
+    turned_pass: bool = False       # also read the full view turned by 90° (one more detector run)
     outlines: bool = True           # also find lone cards by their outline and read their corners
     several_packs: bool = False     # cards of several packs (Marriage): identical cards lie side by side
     outline_layouts: int = 3        # deck layouts tried on each outline (recognition.json's first, then variants)
@@ -239,22 +239,32 @@ class CardRecognizer:
 
     # -- low level -------------------------------------------------------------
 
-    def detect_view(self, image: np.ndarray, view: View) -> tuple[np.ndarray, np.ndarray]:
-        """Run the detector on one view; boxes in INPUT pixels of the view, scores."""
+    def detect_view(self, image: np.ndarray, view: View, turned: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Run the detector on one view; boxes in INPUT pixels of the view, scores.
+
+        ``turned``: the detector reads the view turned by 90° clockwise (the boxes are mapped back).
+        """
         stats = self.last_stats
         t0, c0 = time.perf_counter(), time.thread_time()
-        blob = self.det_net.image_blob(self._canvas.render(image, view))
+        picture = self._canvas.render(image, view)
+        if turned:
+            picture = cv2.rotate(picture, cv2.ROTATE_90_CLOCKWISE)
+        blob = self.det_net.image_blob(picture)
         t1, c1 = time.perf_counter(), time.thread_time()
         stats.ms_views += (t1 - t0) * 1000
         stats.cpu_ms_views += (c1 - c0) * 1000
-        t0, c0 = t1, c1
         out = self.det_net.run(blob)
-        self.last_stats.ms_detector_net += (time.perf_counter() - t0) * 1000
-        self.last_stats.cpu_ms_thread_net += (time.thread_time() - c0) * 1000
-        self.last_stats.detector_runs += 1
+        stats.ms_detector_net += (time.perf_counter() - t1) * 1000
+        stats.cpu_ms_thread_net += (time.thread_time() - c1) * 1000
+        stats.detector_runs += 1
         boxes, scores = decode_yolo(out, self.config.det_conf)
         keep = nms(boxes, scores, self.config.nms_iou, self.config.nms_ios)
-        return boxes[keep], scores[keep]
+        boxes, scores = boxes[keep], scores[keep]
+        if turned and len(boxes):
+            # a point (x', y') of the turned picture is (y', H - x') of the view, H its height
+            hh = view.height_px
+            boxes = np.stack([boxes[:, 1], hh - boxes[:, 2], boxes[:, 3], hh - boxes[:, 0]], axis=1)
+        return boxes, scores
 
     def detect_views(self, image: np.ndarray, views: list[View]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Detect in several views; merge. Returns source boxes, scores, sizes in input px."""
@@ -343,15 +353,14 @@ class CardRecognizer:
         full = letterbox_view(w, h, S, rect_stride=self.rect_stride)
         boxes, scores, sizes = self.detect_views(image, [full])
         stats.passes.append(f"full@{full.scale:.3f}")
-        if c.tta_max_pixels and w * h <= c.tta_max_pixels:
-            # a small image is cheap: look a second time with the picture turned by 90°
-            rot = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
-            rview = letterbox_view(h, w, S, rect_stride=self.rect_stride)
-            rb, rs, rsz = self.detect_views(rot, [rview])
+        if c.turned_pass:
+            # indices lie at every angle, but the detector finds some better turned: the full view
+            # is read again turned by 90° (the view already rendered, so the cost does not grow
+            # with the size of the source picture)
+            rb, rs = self.detect_view(image, full, turned=True)
+            rsz = box_size(rb)
             stats.passes.append("turned")
-            # rotated (x', y') comes from original (y', h - x')
-            back = np.stack([rb[:, 1], h - rb[:, 2], rb[:, 3], h - rb[:, 0]], axis=1) if len(rb) else rb
-            boxes = np.concatenate([boxes, back.reshape(-1, 4)])
+            boxes = np.concatenate([boxes, full.to_source(rb)])
             scores = np.concatenate([scores, rs])
             sizes = np.concatenate([sizes, rsz])
             keep = nms(boxes, scores, c.nms_iou, c.nms_ios)
