@@ -101,14 +101,16 @@ class RecognizerConfig:
     reuse_scale_frames: int = 0
     blind_tile_min_side: int = 1600  # frames this large are tiled even if the first pass finds nothing
     shrink_when_empty: bool = True  # smaller frames are searched again shrunk if nothing is found
-    turned_pass: bool = False       # also read the full view turned by 90° (one more detector run)
+    # also read the full view turned by 90° where the indices are read at its scale (no enlarged or
+    # shrunk pass follows): one more detector run
+    turned_pass: bool = True
     outlines: bool = True           # also find lone cards by their outline and read their corners
     several_packs: bool = False     # cards of several packs (Marriage): identical cards lie side by side
     outline_layouts: int = 3        # deck layouts tried on each outline (recognition.json's first, then variants)
     tiling: bool = True
     classify_batch: int = 64
     tta_max_crops: int = 16         # read each crop at 4 turns when there are at most this many (0 = never)
-    tta_uncertain: float = 0.0      # with more crops, read those whose top probability is below this at 4 turns (0 = never)
+    tta_uncertain: float = 0.8      # with more crops, read those whose top probability is below this at 4 turns (0 = never)
     precision: str = "auto"         # "auto": int8 copies where valid, else float; "fp32"; "int8"
     # "auto": OpenVINO where installed and checked on these models, else ONNX Runtime; "onnxruntime";
     # "openvino". The environment variable TABLEREF_BACKEND sets the default (the live session too).
@@ -353,20 +355,8 @@ class CardRecognizer:
         full = letterbox_view(w, h, S, rect_stride=self.rect_stride)
         boxes, scores, sizes = self.detect_views(image, [full])
         stats.passes.append(f"full@{full.scale:.3f}")
-        if c.turned_pass:
-            # indices lie at every angle, but the detector finds some better turned: the full view
-            # is read again turned by 90° (the view already rendered, so the cost does not grow
-            # with the size of the source picture)
-            rb, rs = self.detect_view(image, full, turned=True)
-            rsz = box_size(rb)
-            stats.passes.append("turned")
-            boxes = np.concatenate([boxes, full.to_source(rb)])
-            scores = np.concatenate([scores, rs])
-            sizes = np.concatenate([sizes, rsz])
-            keep = nms(boxes, scores, c.nms_iou, c.nms_ios)
-            boxes, scores, sizes = boxes[keep], scores[keep], sizes[keep]
         if not c.tiling:
-            return boxes, scores
+            return self._add_turned(image, full, boxes, scores) if c.turned_pass else (boxes, scores)
         confident = scores >= max(SURE_SCORE, c.det_conf)
         ref = sizes[confident] if confident.any() else sizes
         second: list[View] = []
@@ -394,7 +384,8 @@ class CardRecognizer:
                 scale = full.scale * math.sqrt(self.index_px_target * self.index_px_max) / med
                 second = [letterbox_view(w, h, S, scale=scale, rect_stride=self.rect_stride)]
         if not second:
-            return boxes, scores
+            # the indices are read at the full view's scale: read it turned too
+            return self._add_turned(image, full, boxes, scores) if c.turned_pass else (boxes, scores)
         if c.reuse_scale_frames and second[0].scale > full.scale:
             self._scale_memo = ((w, h), second, c.reuse_scale_frames)
         stats.passes.append(f"{len(second)}x@{second[0].scale:.3f}")
@@ -405,6 +396,18 @@ class CardRecognizer:
         scores_all = np.concatenate([s2, scores])
         keep = nms(boxes, scores_pref, c.nms_iou, c.nms_ios)
         return boxes[keep], scores_all[keep]
+
+    def _add_turned(self, image: np.ndarray, full: View, boxes: np.ndarray, scores: np.ndarray):
+        """The full view read again turned by 90°, merged in: indices lie at every angle, but the
+        detector finds some of them better turned (the view is already rendered, so the cost does
+        not grow with the size of the source picture)."""
+        c = self.config
+        rb, rs = self.detect_view(image, full, turned=True)
+        self.last_stats.passes.append("turned")
+        boxes = np.concatenate([boxes, full.to_source(rb)])
+        scores = np.concatenate([scores, rs])
+        keep = nms(boxes, scores, c.nms_iou, c.nms_ios)
+        return boxes[keep], scores[keep]
 
     def _tiles(self, w: int, h: int, scale: float, overlap_px: float) -> list[View]:
         views = tile_views(w, h, self.imgsz, scale, overlap_px)
