@@ -41,11 +41,12 @@ if not REAL_TABLE.exists():
     REAL_TABLE = Path("/work/shared/data/real-table")
 
 
-def load_labels(path: Path, w: int, h: int) -> list[dict]:
+def load_labels(path: Path, w: int, h: int, x0: float = 0.0, y0: float = 0.0) -> list[dict]:
+    """The labelled boxes in pixels of a ``w``×``h`` picture placed at (``x0``, ``y0``) of the image."""
     out = []
     for item in json.loads(path.read_text()):
         r = item["relative_coordinates"]
-        cx, cy, bw, bh = r["center_x"] * w, r["center_y"] * h, r["width"] * w, r["height"] * h
+        cx, cy, bw, bh = x0 + r["center_x"] * w, y0 + r["center_y"] * h, r["width"] * w, r["height"] * h
         name = item["name"].upper()
         out.append({"card": name, "box": (cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2), "rel": (r["center_x"], r["center_y"])})
     return out
@@ -208,6 +209,9 @@ def report(res: dict) -> str:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--image", default=str(REAL_TABLE / "fanned-deal.jpg"))
+    p.add_argument("--frame720", action="store_true",
+                   help="score the 1280x720 frame of the photo (fanned-deal-1280x720.jpg: the photo scaled to "
+                        "720x720, centred) with the photo's labels")
     p.add_argument("--labels", help="labels json (default: the image's .labels.json)")
     p.add_argument("--models", help="models folder (default: the committed models)")
     p.add_argument("--json", help="also write the result here")
@@ -217,6 +221,8 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     img_path = Path(a.image)
     lab_path = Path(a.labels) if a.labels else img_path.with_name(img_path.stem + ".labels.json")
+    if a.frame720:
+        img_path, lab_path = REAL_TABLE / "fanned-deal-1280x720.jpg", REAL_TABLE / "fanned-deal.labels.json"
     if not img_path.exists() or not lab_path.exists():
         print(f"error: {img_path} or {lab_path} not found (the shared real-table photo is not on this machine)",
               file=sys.stderr)
@@ -247,7 +253,8 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     h, w = image.shape[:2]
-    res = evaluate(rec, image, load_labels(lab_path, w, h), diagnose=not a.no_diagnose)
+    labels = load_labels(lab_path, h, h, (w - h) / 2, 0) if a.frame720 else load_labels(lab_path, w, h)
+    res = evaluate(rec, image, labels, diagnose=not a.no_diagnose)
     print(report(res))
     if a.json:
         Path(a.json).write_text(json.dumps(res, indent=1))

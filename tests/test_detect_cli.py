@@ -134,3 +134,17 @@ def test_draw_cards_marks_quads_and_index_boxes():
     out = draw_cards(img, cards)
     assert out.shape == img.shape and not (img != 0).any()      # the input is not changed
     assert out[20, 70].any() and out[160, 70].any() and out[50, 200].any() and out[40, 25].any()
+
+
+def test_the_backend_named_in_the_environment_is_the_default(monkeypatch, capsys):
+    from tableref.cli.vision import load_recognizer
+    from tableref.vision.runtime import openvino_available
+
+    monkeypatch.setenv("TABLEREF_BACKEND", "onnxruntime")
+    rec = load_recognizer(None)
+    assert rec is not None and rec.backend == "onnxruntime" and rec.backend_reason == "asked for"
+    if not openvino_available():
+        monkeypatch.setenv("TABLEREF_BACKEND", "openvino")
+        assert load_recognizer(None) is None
+        assert "OpenVINO is not installed" in capsys.readouterr().err
+        assert load_recognizer(None, backend="onnxruntime") is not None   # an explicit choice wins
