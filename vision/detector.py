@@ -110,7 +110,7 @@ class RecognizerConfig:
     tiling: bool = True
     classify_batch: int = 64
     tta_max_crops: int = 16         # read each crop at 4 turns when there are at most this many (0 = never)
-    tta_uncertain: float = 0.8      # with more crops, read those whose top probability is below this at 4 turns (0 = never)
+    tta_uncertain: float = 0.6      # with more crops, read those whose top probability is below this at 4 turns (0 = never)
     precision: str = "auto"         # "auto": int8 copies where valid, else float; "fp32"; "int8"
     # "auto": OpenVINO where installed and checked on these models, else ONNX Runtime; "onnxruntime";
     # "openvino". The environment variable TABLEREF_BACKEND sets the default (the live session too).
