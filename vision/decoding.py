@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tableref.vision.geometry import box_area
 from tableref.vision.runtime import ModelError
 
 
@@ -44,7 +45,7 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.5,
         iw = np.minimum(a[:, 2], b[:, 2]) - np.maximum(a[:, 0], b[:, 0])
         ih = np.minimum(a[:, 3], b[:, 3]) - np.maximum(a[:, 1], b[:, 1])
         inter = np.clip(iw, 0, None) * np.clip(ih, 0, None)
-        area = np.clip(boxes[:, 2] - boxes[:, 0], 0, None) * np.clip(boxes[:, 3] - boxes[:, 1], 0, None)
+        area = box_area(boxes)
         aa, ab = area[i], area[j]
         hit = inter / np.maximum(aa + ab - inter, 1e-9) > iou_threshold
         if ios_threshold is not None:

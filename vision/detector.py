@@ -356,7 +356,7 @@ class CardRecognizer:
         boxes, scores, sizes = self.detect_views(image, [full])
         stats.passes.append(f"full@{full.scale:.3f}")
         if not c.tiling:
-            return self._add_turned(image, full, boxes, scores) if c.turned_pass else (boxes, scores)
+            return self._add_turned(image, full, boxes, scores)
         confident = scores >= max(SURE_SCORE, c.det_conf)
         ref = sizes[confident] if confident.any() else sizes
         second: list[View] = []
@@ -385,7 +385,7 @@ class CardRecognizer:
                 second = [letterbox_view(w, h, S, scale=scale, rect_stride=self.rect_stride)]
         if not second:
             # the indices are read at the full view's scale: read it turned too
-            return self._add_turned(image, full, boxes, scores) if c.turned_pass else (boxes, scores)
+            return self._add_turned(image, full, boxes, scores)
         if c.reuse_scale_frames and second[0].scale > full.scale:
             self._scale_memo = ((w, h), second, c.reuse_scale_frames)
         stats.passes.append(f"{len(second)}x@{second[0].scale:.3f}")
@@ -398,10 +398,12 @@ class CardRecognizer:
         return boxes[keep], scores_all[keep]
 
     def _add_turned(self, image: np.ndarray, full: View, boxes: np.ndarray, scores: np.ndarray):
-        """The full view read again turned by 90°, merged in: indices lie at every angle, but the
+        """With ``turned_pass``, the full view read again turned by 90°, merged in: indices lie at every angle, but the
         detector finds some of them better turned (the view is already rendered, so the cost does
         not grow with the size of the source picture)."""
         c = self.config
+        if not c.turned_pass:
+            return boxes, scores
         rb, rs = self.detect_view(image, full, turned=True)
         self.last_stats.passes.append("turned")
         boxes = np.concatenate([boxes, full.to_source(rb)])

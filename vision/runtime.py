@@ -110,8 +110,8 @@ def choose_backend(requested: str, models_dir: Path, files: list[Path]) -> tuple
 class Network:
     """One model loaded in a backend: ``run(x)`` gives its first output for one float32 input.
 
-    :meth:`run_image` feeds a model that takes images (float32 NCHW RGB 0..1) a BGR uint8
-    picture, converted by OpenCV. (Converting it inside OpenVINO's compiled model saved ~15 %
+    :meth:`image_blob` turns a BGR uint8 picture into the input of a model that takes images
+    (float32 NCHW RGB 0..1), converted by OpenCV. (Converting it inside OpenVINO's compiled model saved ~15 %
     of the detector's CPU time but, in bfloat16, cost one false card on the real photos:
     not used.)
     """
@@ -187,10 +187,6 @@ class Network:
                 self._blobs.clear()
             buf = self._blobs[(h, w)] = np.empty((1, 3, h, w), np.float32)
         return cv2.dnn.blobFromImageWithParams(image, buf, self._blob_params)
-
-    def run_image(self, image: np.ndarray) -> np.ndarray:
-        """The first output for one BGR uint8 picture (H, W, 3)."""
-        return self._run(self.image_blob(image))
 
 
 def _image_blob_params():

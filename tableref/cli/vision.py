@@ -145,9 +145,9 @@ def load_recognizer(models: str | None, threads: int = 2, min_confidence: float 
     except ImportError as exc:  # e.g. onnxruntime missing
         print(f"error: card recognition is unavailable: {exc}", file=sys.stderr)
         return None
-    if backend == "auto":   # the environment's choice, if any (TABLEREF_BACKEND), as RecognizerConfig's default
-        backend = os.environ.get("TABLEREF_BACKEND") or "auto"
-    cfg = RecognizerConfig(precision=precision, backend=backend)
+    cfg = RecognizerConfig(precision=precision)
+    if backend != "auto":   # "auto": RecognizerConfig's default (TABLEREF_BACKEND where set)
+        cfg.backend = backend
     if min_confidence is not None:
         cfg.min_card_confidence = min_confidence
     try:
