@@ -120,3 +120,18 @@ def test_the_demo_hand_says_every_event_and_verdict_once():
     for r in reasons:                                         # no reason is said again in another event's text
         assert sum(r in x for x in texts) == 1, (r, texts)
     assert not of_type(evs, "meld_invalid") and not of_type(evs, "illegal_move"), evs
+
+
+def test_a_melds_reason_is_shown_on_the_meld_not_again_under_the_seat():
+    """The seat panel says a meld's warning on the meld; its verdict lines keep only what no meld says."""
+    s = session()
+    s.feed_state(S([[], [], [], [["10D", "10C", "10S"], ["6C", "6D"]]], t=1))
+    dani = s.snapshot()["seats"][3]
+    reasons = [m["reason"] for m in dani["melds"] if m["reason"]]
+    assert any("alternating colours" in str(r) for r in reasons), dani
+    for line in dani["verdicts"]:
+        assert not any(str(r) in str(line) for r in reasons), dani["verdicts"]
+    # a problem of the seat itself (ten cards, not all valid) is still said there
+    s.feed_state(S([[], [], [], [["10D", "10C", "10S", "10H"], ["6C", "6D", "6S"], ["AS", "2S", "4S"]]], t=2))
+    dani = s.snapshot()["seats"][3]
+    assert any("not a win" in str(line) for line in dani["verdicts"]), dani

@@ -317,7 +317,10 @@ class DesmocheLiveHand:
                     melds.append({"cards": [c.card for c in meld], "track_ids": [c.track_id for c in meld],
                                   "kind": mv.kind if mv else None, "valid": mv.valid if mv else None,
                                   "in_order": mv.in_order if mv else None, "reason": mv.reason if mv else None})
-            verdicts = list(pv.problems) if pv is not None else []
+            # the seat's own verdict lines: what the melds above them do not already say
+            shown = {str(m["reason"]) for m in melds if m["reason"]}
+            verdicts = [r for r in (pv.problems if pv is not None else [])
+                        if getattr(r, "key", None) != "meld_problem" and str(r) not in shown]
             if self.result and self.result.get("winner") == p:
                 verdicts.insert(0, "winner")
             out.append({"seat": s, "player": p,
