@@ -47,11 +47,12 @@ def _pool(decks):
 
 
 def _det_job(args):
-    out_dir, split, i, seed, decks, size = args
+    out_dir, split, i, seed, decks, size, opts = args
     from tableref.datasets.scenes import render_scene
     rng = np.random.default_rng(seed)
     scale = size / DET_SIZE
-    scene = render_scene(rng, _pool(decks), size, size, size=(max(6.0, DET_INDEX_PX[0] * scale), DET_INDEX_PX[1] * scale))
+    scene = render_scene(rng, _pool(decks), size, size, size=(max(6.0, DET_INDEX_PX[0] * scale), DET_INDEX_PX[1] * scale),
+                         **opts)
     name = f"{split}_{i:06d}"
     cv2.imwrite(str(out_dir / "images" / split / f"{name}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     lines = []
@@ -81,11 +82,11 @@ def _iou(a, b):
 
 
 def _cls_job(args):
-    out_dir, split, i, seed, decks, per_scene_none = args
+    out_dir, split, i, seed, decks, per_scene_none, opts = args
     from tableref.vision.crops import index_crop
     from tableref.datasets.scenes import render_scene
     rng = np.random.default_rng(seed)
-    scene = render_scene(rng, _pool(decks), CLS_SCENE, CLS_SCENE, size=CLS_INDEX_PX)
+    scene = render_scene(rng, _pool(decks), CLS_SCENE, CLS_SCENE, size=CLS_INDEX_PX, **opts)
     img = scene.image
     h, w = img.shape[:2]
     written = 0
@@ -104,6 +105,15 @@ def _cls_job(args):
     n_none = per_scene_none
     d = out_dir / split / CLASS_NONE
     k = 0
+    # printed text (words, numbers, lone letters): one or two characters' worth of a token, like an index
+    for b in (scene.clutter[j] for j in rng.permutation(len(scene.clutter))[: max(1, n_none // 2)]) if scene.clutter else ():
+        bh = b[3] - b[1]
+        x0 = rng.uniform(b[0], max(b[0], b[2] - bh * 0.6))
+        box = (x0, b[1] - bh * 0.1, min(b[2], x0 + bh * rng.uniform(0.5, 1.2)), b[3] + bh * rng.uniform(0.0, 0.9))
+        if any(_iou(box, l.box) > 0.15 for l in scene.indices if l.visibility >= 0.45):
+            continue
+        cv2.imwrite(str(d / f"{i:06d}_t{k}.png"), index_crop(img, _jitter_box(rng, box)))
+        k += 1
     for lab in partial[: max(1, n_none // 3)]:
         crop = index_crop(img, _jitter_box(rng, lab.box))
         cv2.imwrite(str(d / f"{i:06d}_p{k}.png"), crop)
@@ -150,10 +160,13 @@ def _run(jobs, fn, desc, workers):
 
 def build(out: Path = DEFAULT_OUT, n_train: int = 3000, n_val: int = 300, n_cls_scenes: int = 1200,
           n_cls_val_scenes: int = 150, seed: int = 0, workers: int = 2, decks: list[str] | None = None,
-          none_per_scene: int = 4, pool=None, det_size: int = DET_SIZE) -> dict:
+          none_per_scene: int = 4, pool=None, det_size: int = DET_SIZE, text_p: float = 0.0,
+          layout_weights: dict[str, float] | None = None) -> dict:
     """Write the detector and classifier datasets under ``out``; returns the recipe dict.
 
     ``pool``: an optional ``scenes.DeckPool`` (e.g. in-memory artwork); default: all decks.
+    ``text_p`` and ``layout_weights``: see ``scenes.render_scene`` (printed text on the table,
+    layout mix); the classifier also gets ``none`` crops cut from that text.
     """
     global _POOL
     from tqdm import tqdm
@@ -191,14 +204,15 @@ def build(out: Path = DEFAULT_OUT, n_train: int = 3000, n_val: int = 300, n_cls_
             (cls / split / c).mkdir(parents=True, exist_ok=True)
 
     base = seed * 1_000_003
-    jobs = [(det, "train", i, base + i, names, det_size) for i in range(n_train)]
-    jobs += [(det, "val", i, base + 500_000 + i, names, det_size) for i in range(n_val)]
+    opts = {"text_p": text_p, "layout_weights": layout_weights}
+    jobs = [(det, "train", i, base + i, names, det_size, opts) for i in range(n_train)]
+    jobs += [(det, "val", i, base + 500_000 + i, names, det_size, opts) for i in range(n_val)]
     n_boxes = _run(jobs, _det_job, "detector images", workers)
-    cjobs = [(cls, "train", i, base + 700_000 + i, names, none_per_scene) for i in range(n_cls_scenes)]
-    cjobs += [(cls, "val", i, base + 900_000 + i, names, none_per_scene) for i in range(n_cls_val_scenes)]
+    cjobs = [(cls, "train", i, base + 700_000 + i, names, none_per_scene, opts) for i in range(n_cls_scenes)]
+    cjobs += [(cls, "val", i, base + 900_000 + i, names, none_per_scene, opts) for i in range(n_cls_val_scenes)]
     n_crops = _run(cjobs, _cls_job, "classifier scenes", workers)
     recipe = {
-        "seed": seed, "decks": names, "detector": {"images_train": n_train, "images_val": n_val,
+        "seed": seed, "decks": names, "text_p": text_p, "layout_weights": layout_weights, "detector": {"images_train": n_train, "images_val": n_val,
                                                    "size": det_size, "index_px_at_416": DET_INDEX_PX, "boxes": n_boxes},
         "classifier": {"scenes_train": n_cls_scenes, "scenes_val": n_cls_val_scenes, "scene_size": CLS_SCENE,
                        "index_px": CLS_INDEX_PX, "crops": n_crops, "classes": classes},
@@ -220,6 +234,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
                    help="worker processes (default: 2, or 1 on a one-core machine)")
     p.add_argument("--decks", nargs="*", help="deck names (default: all available)")
+    p.add_argument("--text-clutter", type=float, default=0.0, metavar="P",
+                   help="chance of printed text (pages, boxes, numbers, lone letters) on a scene's table (default 0)")
+    p.add_argument("--layout", action="append", default=[], metavar="NAME=WEIGHT",
+                   help="weight of a scene layout (single, row, fan, tightfan, pile, hand21, grid); repeatable")
 
 
 def run_from_args(a) -> int:
@@ -233,12 +251,27 @@ def run_from_args(a) -> int:
         if getattr(a, flag) < 0:
             print(f"error: --{flag.replace('_', '-')} must be >= 0", file=sys.stderr)
             return 2
+    from tableref.datasets.scenes import LAYOUTS
+    weights = {}
+    for item in a.layout:
+        name, _, value = item.partition("=")
+        try:
+            weights[name] = float(value)
+        except ValueError:
+            weights[name] = -1.0
+        if name not in LAYOUTS or weights[name] < 0:
+            print(f"error: --layout {item!r}: expected NAME=WEIGHT with NAME one of {', '.join(LAYOUTS)} "
+                  "and WEIGHT >= 0", file=sys.stderr)
+            return 2
+    if not 0.0 <= a.text_clutter <= 1.0:
+        print("error: --text-clutter must be between 0 and 1", file=sys.stderr)
+        return 2
     try:
         if a.det_size < 64:
             print("error: --det-size must be >= 64", file=sys.stderr)
             return 2
         r = build(Path(a.out), a.n_train, a.n_val, a.n_cls, a.n_cls_val, a.seed, a.workers, a.decks,
-                  det_size=a.det_size)
+                  det_size=a.det_size, text_p=a.text_clutter, layout_weights=weights or None)
     except (RuntimeError, FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

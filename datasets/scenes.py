@@ -55,6 +55,7 @@ class Scene:
     image: np.ndarray
     indices: list[IndexLabel] = field(default_factory=list)
     card_quads: list[np.ndarray] = field(default_factory=list)
+    clutter: list[tuple[float, float, float, float]] = field(default_factory=list)  # boxes of printed text (no label)
 
     def labels(self, min_vis: float = VISIBLE, min_px: float = 5.0) -> list[IndexLabel]:
         return [i for i in self.indices if i.is_label(min_vis) and i.height >= min_px
@@ -362,6 +363,67 @@ def _distractor(rng, img, owner, size):
     owner[mask > 127] = -2
 
 
+_WORDS = ("the and for with from recipe table score total game round cup sugar flour butter minutes page "
+          "chapter science make famous chocolate cookbook lake vol no ref price sale new best www com "
+          "pts win lose pay player hand deal pot xbox final fantasy edition tel date name").split()
+_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX,
+          cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_COMPLEX_SMALL)
+
+
+def _text_token(rng) -> str:
+    """A printed word, number or lone letter (lone ranks and digits are the look-alikes of an index)."""
+    r = rng.random()
+    if r < 0.35:
+        word = str(rng.choice(_WORDS))
+        return word.upper() if rng.random() < 0.3 else (word.capitalize() if rng.random() < 0.4 else word)
+    if r < 0.6:
+        return str(rng.choice(["A", "K", "Q", "J", "10", "7", "9", "8", "6", "5", "4", "3", "2", "1/2", "1"]))
+    if r < 0.85:
+        return str(int(rng.integers(0, 1000))) if rng.random() < 0.6 else f"{rng.uniform(0, 100):.2f}"
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    return "".join(rng.choice(list(letters), size=int(rng.integers(1, 4))))
+
+
+def _text_sheet(rng, index_px: float):
+    """Printed matter as a BGRA plane picture: a page, a box or a book cover with lines of text, or
+    bare ink (text printed on the table cloth or a mat). Returns (bgra, token boxes in sheet pixels)."""
+    kind = rng.choice(["page", "cover", "ink"], p=[0.5, 0.3, 0.2])
+    text_h = index_px * rng.uniform(0.3, 1.3)           # letter height like an index's rank, or smaller
+    sw = int(text_h * rng.uniform(6, 22))
+    sh = int(text_h * rng.uniform(3, 14))
+    if kind == "page":
+        paper = rng.uniform(200, 255) * np.array([rng.uniform(0.85, 1.0), rng.uniform(0.92, 1.0), 1.0])
+        ink = rng.uniform(0, 70, 3) if rng.random() < 0.75 else np.array([rng.uniform(0, 60), rng.uniform(0, 60), rng.uniform(120, 220)])
+    else:
+        paper = rng.uniform(0, 255, 3)
+        ink = rng.uniform(0, 255, 3)
+        if np.abs(ink - paper).sum() < 150:
+            ink = 255 - paper
+    img = np.empty((sh, sw, 4), np.uint8)
+    img[:, :, :3] = paper.astype(np.uint8)
+    img[:, :, 3] = 255 if kind != "ink" else 0
+    boxes = []
+    font = int(rng.choice(_FONTS))
+    if rng.random() < 0.3:
+        font |= cv2.FONT_ITALIC
+    thick = int(max(1, round(text_h * rng.uniform(0.05, 0.15))))
+    scale = text_h / max(1, cv2.getTextSize("A", font, 1.0, thick)[0][1])
+    y = text_h * rng.uniform(1.2, 2.0)
+    col = tuple(float(c) for c in ink) + (255.0,)
+    while y < sh - 2:
+        x = text_h * rng.uniform(0.3, 1.5)
+        while x < sw - text_h:
+            tok = _text_token(rng)
+            (tw, th), base = cv2.getTextSize(tok, font, scale, thick)
+            if x + tw > sw:
+                break
+            cv2.putText(img, tok, (int(x), int(y)), font, scale, col, thick, cv2.LINE_AA)
+            boxes.append((x, y - th, x + tw, y + base * 0.5))
+            x += tw + text_h * rng.uniform(0.4, 1.2)
+        y += text_h * rng.uniform(1.4, 2.6)
+    return img, boxes
+
+
 def _darken_red(bgra: np.ndarray, f: float) -> np.ndarray:
     """Red ink printed darker (maroon, brick): reddish pixels scaled towards black by ``f``."""
     out = bgra.copy()
@@ -480,8 +542,16 @@ def _box_from_quad(q, w, h):
 
 
 def render_scene(rng: np.random.Generator, pool: DeckPool, w: int, h: int,
-                 size: tuple[float, float] = (8.0, 90.0), max_tilt: float = 30.0) -> Scene:
-    """Render one table scene (see module docstring). ``size``: index height range in pixels."""
+                 size: tuple[float, float] = (8.0, 90.0), max_tilt: float = 30.0,
+                 text_p: float = 0.0, layout_weights: dict[str, float] | None = None) -> Scene:
+    """Render one table scene (see module docstring). ``size``: index height range in pixels.
+
+    ``text_p``: the chance of printed matter on the table (pages, boxes, book covers, printed
+    cloth with words, numbers and lone letters; under the cards or partly over them), never
+    labelled: the look-alikes of an index that real tables carry. ``layout_weights`` replaces
+    the weights of the named layouts (e.g. ``{"tightfan": 0.9}``). With the defaults the
+    random stream is that of earlier builds, so their recipes still rebuild the same images.
+    """
     steep = rng.random() < STEEP_P
     Hcam = camera_homography(rng, w, h, STEEP_TILT if steep else max_tilt, at_least=45.0 if steep else 0.0)
     # background: draw a table plane and warp it with the same camera
@@ -497,7 +567,7 @@ def render_scene(rng: np.random.Generator, pool: DeckPool, w: int, h: int,
     # how many groups fit
     area_cards = (w * h) / (card_h * card_h * 0.7)
     names = list(LAYOUTS)
-    weights = np.array([LAYOUTS[n][2] for n in names])
+    weights = np.array([(layout_weights or {}).get(n, LAYOUTS[n][2]) for n in names], np.float64)
     if area_cards < 4:  # close-up: only a few cards fit
         weights = weights * np.array([3, 1, 1, 1, 0.5, 0.1, 0.05])
     elif area_cards > 40:
@@ -540,6 +610,30 @@ def render_scene(rng: np.random.Generator, pool: DeckPool, w: int, h: int,
               @ _scale(card_h / sh) @ _trans(-sw / 2, -sh / 2))
         placements.insert(int(rng.integers(0, len(placements) + 1)), (None, back, [], Hp, []))
 
+    texts = []   # (bgra, token boxes, plane homography, over the cards)
+    if text_p > 0 and rng.random() < text_p:
+        for _ in range(int(rng.integers(1, 4))):
+            sheet, tboxes = _text_sheet(rng, index_px)
+            th_, tw_ = sheet.shape[:2]
+            Ht = (_trans(rng.uniform(-0.5, 0.5) * w, rng.uniform(-0.5, 0.5) * h) @ _rot(rng.uniform(0, 2 * math.pi))
+                  @ _trans(-tw_ / 2, -th_ / 2))
+            texts.append((sheet, tboxes, Ht, rng.random() < 0.25))
+    clutter = []
+
+    def _draw_text(sheet, tboxes, Ht, over):
+        H = Hcam @ Ht
+        src, Hs = _prescale(sheet, H)
+        _warp_into(img, owner if over else None, src, Hs, -2)
+        for b in tboxes:
+            q = _apply(H, np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]], np.float64))
+            bb = _box_from_quad(q, w, h)
+            if bb[2] - bb[0] >= 3 and bb[3] - bb[1] >= 3:
+                clutter.append(bb)
+
+    for t in texts:
+        if not t[3]:
+            _draw_text(*t)
+
     shadow_on = rng.random() < 0.6
     sdir = rng.uniform(0, 2 * math.pi)
     sdist = rng.uniform(0.005, 0.03) * card_h
@@ -567,6 +661,10 @@ def render_scene(rng: np.random.Generator, pool: DeckPool, w: int, h: int,
         for b, g in zip(boxes, glyphs):
             q = _apply(H, np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]], np.float64))
             indices.append((i, card, q, (_apply(H, g[0]) if len(g[0]) else g[0], _apply(H, g[1]) if len(g[1]) else g[1])))
+
+    for t in texts:
+        if t[3]:
+            _draw_text(*t)
 
     for _ in range(int(rng.integers(1, 3)) if rng.random() < 0.3 else 0):
         _distractor(rng, img, owner, card_h)
@@ -609,4 +707,4 @@ def render_scene(rng: np.random.Generator, pool: DeckPool, w: int, h: int,
             box = (float(max(0, pts[:, 0].min() - pad)), float(max(0, pts[:, 1].min() - pad)),
                    float(min(w, pts[:, 0].max() + pad)), float(min(h, pts[:, 1].max() + pad)))
         labels.append(IndexLabel(card, box, q, float(vis), float(side), i, float(glyph_vis)))
-    return Scene(img, labels, quads)
+    return Scene(img, labels, quads, clutter)

@@ -197,3 +197,38 @@ def test_cli_rejects_bad_arguments():
     p = subprocess.run([sys.executable, "-m", "tableref", "train", "detector", "--epochs", "0"],
                        capture_output=True, text=True)
     assert p.returncode == 2 and "--epochs" in p.stderr
+
+
+def test_printed_text_is_clutter_never_a_label(pool):
+    """Text on the table (words, numbers, lone ranks) is drawn, carries no label, and leaves the default
+    random stream alone (older recipes rebuild the same images)."""
+    plain = scenes.render_scene(np.random.default_rng(5), pool, 256, 256, size=(10, 40))
+    again = scenes.render_scene(np.random.default_rng(5), pool, 256, 256, size=(10, 40), text_p=0.0)
+    assert np.array_equal(plain.image, again.image) and plain.clutter == []
+    with_text = [scenes.render_scene(np.random.default_rng(s), pool, 256, 256, size=(10, 40), text_p=1.0)
+                 for s in range(6)]
+    assert all(sc.clutter for sc in with_text)
+    for sc in with_text:
+        for b in sc.clutter:
+            assert 0 <= b[0] < b[2] <= 256 and 0 <= b[1] < b[3] <= 256
+        assert {lab.card for lab in sc.indices} <= {"AS", "KH", "10D", "7C"}
+    # the words are ink on the picture: the text boxes differ from a blank table
+    sc = with_text[0]
+    x1, y1, x2, y2 = (int(v) for v in sc.clutter[0])
+    assert sc.image[y1:y2 + 1, x1:x2 + 1].std() > 3
+
+
+def test_build_with_text_cuts_none_crops_from_text(tmp_path, pool):
+    build.build(tmp_path, n_train=2, n_val=0, n_cls_scenes=4, n_cls_val_scenes=0, seed=2, workers=1, pool=pool,
+                text_p=1.0, layout_weights={"tightfan": 1.0})
+    assert list((tmp_path / "classifier" / "train" / "none").glob("*_t*.png"))
+    recipe = json.loads((tmp_path / "build.json").read_text())
+    assert recipe["text_p"] == 1.0 and recipe["layout_weights"] == {"tightfan": 1.0}
+
+
+def test_cli_rejects_bad_layout_and_text_options():
+    for extra, word in ((["--layout", "spiral=1"], "--layout"), (["--layout", "fan=x"], "--layout"),
+                        (["--text-clutter", "2"], "--text-clutter")):
+        p = subprocess.run([sys.executable, "-m", "tableref", "dataset", "build", "--n-train", "0", *extra],
+                           capture_output=True, text=True)
+        assert p.returncode == 2 and word in p.stderr and "Traceback" not in p.stderr

@@ -43,6 +43,8 @@ def register(subparsers) -> None:
     d.add_argument("--model", help="model yaml (default tableref/yolo11t-index.yaml)")
     d.add_argument("--init", help="start from these weights (e.g. runs/detector/weights/best.pt)")
     d.add_argument("--hours", type=float, help="wall-time budget; overrides --epochs (ultralytics 'time')")
+    d.add_argument("--lr", type=float, help="AdamW initial learning rate (default: ultralytics' choice, 0.002); "
+                                            "lower to fine-tune an earlier run (--init)")
     d.add_argument("--export-imgsz", type=int, default=640, help="ONNX input size (default 640)")
     d.add_argument("--batch", type=int, default=16, help="batch size (default 16)")
     d.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
@@ -105,7 +107,7 @@ def _train_detector(a) -> int:
 
         return train_detector(a.data, epochs=a.epochs, imgsz=a.imgsz, batch=a.batch, resume=a.resume, name=a.name,
                               threads=a.threads, export_imgsz=a.export_imgsz, model_cfg=a.model, init=a.init,
-                              hours=a.hours)
+                              hours=a.hours, lr=a.lr)
     return _run_training(a, train)
 
 

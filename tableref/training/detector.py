@@ -60,12 +60,14 @@ def prepare_offline(threads: int = 2) -> None:
 def train_detector(data: str, epochs: int = 30, imgsz: int = TRAIN_IMGSZ, batch: int = 16, resume: bool = False,
                    name: str = "detector", threads: int = 2, export_imgsz: int = EXPORT_IMGSZ,
                    workers: int = 1, fraction: float = 1.0, model_cfg: str | None = None,
-                   init: str | None = None, hours: float | None = None) -> dict:
+                   init: str | None = None, hours: float | None = None, lr: float | None = None) -> dict:
     """Train (or resume) the detector, then export ONNX to models/. Returns a summary dict.
 
     ``model_cfg``: model yaml (default the narrow ``yolo11t-index.yaml``; ``yolo11n.yaml`` works too);
     ``init``: start from the weights of an earlier run instead of random weights (fine-tuning on new data);
-    ``hours``: a wall-time budget (ultralytics ``time``: the epoch count and LR schedule fit into it).
+    ``hours``: a wall-time budget (ultralytics ``time``: the epoch count and LR schedule fit into it);
+    ``lr``: AdamW with this initial learning rate instead of ultralytics' automatic choice (0.002 for
+    one class): a lower one fine-tunes an earlier run without first undoing it.
     """
     prepare_offline(threads)
     import torch
@@ -101,6 +103,7 @@ def train_detector(data: str, epochs: int = 30, imgsz: int = TRAIN_IMGSZ, batch:
             hsv_h=0.015, hsv_s=0.5, hsv_v=0.4, patience=0, seed=0, deterministic=False, fraction=fraction,
             cos_lr=True, warmup_epochs=1.0 if not init else 0.0, verbose=True,
             **({"time": hours} if hours else {}),
+            **({"optimizer": "AdamW", "lr0": lr} if lr else {}),
         )
     seconds = time.time() - t0
     best = run_dir / "weights" / "best.pt"
