@@ -105,12 +105,19 @@ def main(argv=None) -> int:
     ap.add_argument("--work", default=str(ROOT / "out" / "eval_sim"), help="folder for the simulated videos")
     ap.add_argument("--jobs", type=int, default=1, help="hands evaluated in parallel")
     ap.add_argument("--threads", type=int, default=None, help="ONNX Runtime threads per job (default 2/jobs)")
+    ap.add_argument("--models", default=None, metavar="DIR",
+                    help="recognition models to watch with (default: the committed ones; sets TABLEREF_MODELS)")
     ap.add_argument("--synthetic", action="store_true", help="perfect recognition (no video)")
     ap.add_argument("--noise", type=float, default=0.0,
                     help="with --synthetic: miss each card with this probability per frame, misread a third as often")
     ap.add_argument("--every", type=int, default=1, help="watch --every N (analyse every N-th frame)")
     ap.add_argument("--json", default=None, help="write the per-hand results here")
     args = ap.parse_args(argv)
+    if args.models:
+        if not (Path(args.models) / "recognition.json").exists():
+            print(f"error: --models {args.models}: no recognition.json there", file=sys.stderr)
+            return 2
+        os.environ["TABLEREF_MODELS"] = str(Path(args.models).resolve())
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     threads = args.threads or max(1, 2 // max(1, args.jobs))

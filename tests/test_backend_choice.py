@@ -48,3 +48,17 @@ def test_no_validation_file_means_onnxruntime(tmp_path, monkeypatch):
     assert choose_backend("auto", tmp_path, [det])[0] == "onnxruntime"
     with pytest.raises(ModelError, match="unknown backend"):
         choose_backend("tensorrt", tmp_path, [det])
+
+
+def test_tableref_models_names_other_models(tmp_path, monkeypatch):
+    """TABLEREF_MODELS points every default reader (watch, serve, detect) at other models; a folder
+    without recognition.json is refused with a clear error, not a traceback deep in ONNX."""
+    from tableref.models import MODELS_DIR
+    from tableref.vision.detector import CardRecognizer
+
+    monkeypatch.delenv("TABLEREF_MODELS", raising=False)
+    assert runtime.default_models_dir() == MODELS_DIR
+    monkeypatch.setenv("TABLEREF_MODELS", str(tmp_path))
+    assert runtime.default_models_dir() == tmp_path
+    with pytest.raises(ModelError, match="recognition.json"):
+        CardRecognizer()

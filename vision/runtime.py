@@ -14,7 +14,14 @@ import numpy as np
 
 
 def default_models_dir() -> Path:
-    """The directory holding the committed models (the ``tableref.models`` data package)."""
+    """The directory holding the committed models (the ``tableref.models`` data package), or the
+    directory named by the environment variable ``TABLEREF_MODELS`` (other models to try, e.g. a
+    candidate exported by ``tableref train export``, everywhere the committed ones are used)."""
+    import os
+
+    other = os.environ.get("TABLEREF_MODELS")
+    if other:
+        return Path(other)
     from tableref.models import MODELS_DIR
 
     return MODELS_DIR
