@@ -27,3 +27,25 @@ def test_augment_batch_shape():
     x = torch.rand(16, 3, 64, 64)
     y = _augment(x, np.random.default_rng(1), torch)
     assert y.shape == (16, 3, 64, 64) and float(y.min()) >= 0 and float(y.max()) <= 1
+
+
+def test_spatial_head_starts_as_the_pooled_checkpoint(tmp_path):
+    """A pool checkpoint loaded into the spatial head computes the same probabilities; the head of a
+    checkpoint is recognised from its weights (export and fine-tuning pick the right network)."""
+    from tableref.training import classifier as C
+
+    pool = C.build_net()
+    torch.save({"model": pool.state_dict()}, tmp_path / "pool.pt")
+    spatial = C.build_net(head="spatial")
+    C.load_weights(spatial, tmp_path / "pool.pt")
+    pool.eval()
+    spatial.eval()
+    x = torch.rand(4, 3, C.SIZE, C.SIZE)
+    with torch.no_grad():
+        assert torch.allclose(C.to_probs(pool(x)), C.to_probs(spatial(x)), atol=1e-5)
+    torch.save({"model": spatial.state_dict()}, tmp_path / "spatial.pt")
+    assert C.head_of(torch.load(tmp_path / "spatial.pt", weights_only=False)["model"]) == "spatial"
+    again = C.load_classifier(tmp_path / "spatial.pt")
+    assert again[-1].weight.shape[1] == 160 * C.HEAD_POSITIONS
+    with pytest.raises(ValueError):
+        C.build_net(head="attention")

@@ -61,6 +61,9 @@ def register(subparsers) -> None:
     c.add_argument("--name", default="classifier", help="run folder under runs/ (default classifier)")
     c.add_argument("--resume", action="store_true", help="continue from runs/NAME/last.pt")
     c.add_argument("--init", help="fine-tune from this checkpoint (fresh LR schedule), e.g. models/checkpoints/classifier_last.pt")
+    c.add_argument("--head", choices=["pool", "spatial"], default=None,
+                   help="pool: average the feature map (every position alike); spatial: weigh each position, so "
+                        "a neighbour's glyphs at the crop's edge count less (default: the head of --init, else pool)")
     c.set_defaults(func=_train_classifier)
     e = tsub.add_parser("export", help="re-export ONNX from a saved checkpoint")
     e.add_argument("model", choices=["detector", "classifier"], help="which model to export")
@@ -116,7 +119,7 @@ def _train_classifier(a) -> int:
         from tableref.training.classifier import train_classifier
 
         return train_classifier(a.data, epochs=a.epochs, batch=a.batch, lr=a.lr, resume=a.resume, name=a.name,
-                                threads=a.threads, init=a.init)
+                                threads=a.threads, init=a.init, head=a.head)
     return _run_training(a, train)
 
 
@@ -132,13 +135,12 @@ def _export(a) -> int:
             return 1
         print(export_detector(w, a.imgsz))
         return 0
-    from tableref.training.classifier import RUNS, build_net, export_classifier, load_weights
+    from tableref.training.classifier import RUNS, export_classifier, load_classifier
 
     w = Path(a.weights or RUNS / "classifier" / "best.pt")
     if not w.exists():
         print(f"error: checkpoint {w} not found", file=sys.stderr)
         return 1
-    net = build_net()
-    load_weights(net, w)
+    net = load_classifier(w)
     print(export_classifier(net.eval()))
     return 0

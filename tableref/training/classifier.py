@@ -1,7 +1,7 @@
 """Train the corner-index classifier (52 cards + ``none``) and export it to ONNX.
 
 Training only: torch is imported inside the functions. The network is a small CNN
-(:func:`build_net`, ~0.4 M parameters, ~20 M multiply-adds per crop) with a
+(:func:`build_net`, ~0.4 M parameters (0.45 M with the spatial head), ~20 M multiply-adds per crop) with a
 factorised head (card-vs-none, rank, suit; :func:`to_probs` combines them) on 64×64 RGB crops cut by
 ``vision.crops.index_crop``; the ONNX model takes (N, 3, 64, 64) float32 RGB in 0..1
 (``vision.crops.to_classifier_input``) and returns (N, 53) probabilities (softmax
@@ -65,14 +65,27 @@ def load_split(folder: Path, max_per_class: int | None = None) -> tuple[np.ndarr
 N_HEAD = 1 + len(RANKS) + len(SUITS)  # card-vs-none logit, 13 rank logits, 4 suit logits
 
 
-def build_net(n_out: int = N_HEAD):
+HEADS = ("pool", "spatial")
+HEAD_POSITIONS = 16            # the trunk's 4x4 feature map on a 64x64 crop
+
+
+def build_net(n_out: int = N_HEAD, head: str = "pool"):
     """The trunk + a factorised head: [card logit, rank logits (13), suit logits (4)].
 
     Rank and suit are learnt separately (every seven of any suit teaches "7"), which
     needs about 4x fewer examples than 52 independent classes; :func:`to_probs` turns
     the head into the 53 class probabilities.
+
+    ``head``: ``"pool"`` averages the trunk's 4x4 feature map before the linear layer (every
+    position counts alike); ``"spatial"`` gives the linear layer each position (160x16 inputs),
+    so it can tell the index in the middle of the crop from a neighbour's glyphs at its edge
+    (a tight fan puts the next card's rank and suit inside the crop). A ``pool`` checkpoint
+    loads into a ``spatial`` net as the same function (:func:`load_weights`).
     """
     import torch.nn as nn
+
+    if head not in HEADS:
+        raise ValueError(f"unknown classifier head {head!r}; one of {', '.join(HEADS)}")
 
     def block(cin, cout, stride):
         return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
@@ -82,15 +95,39 @@ def build_net(n_out: int = N_HEAD):
         block(24, 32, 1), block(32, 48, 2),         # 16
         block(48, 64, 1), block(64, 96, 2),         # 8
         block(96, 128, 1), block(128, 160, 2),      # 4
-        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(160, n_out),
+        nn.AdaptiveAvgPool2d(1) if head == "pool" else nn.Identity(),
+        nn.Flatten(), nn.Dropout(0.2), nn.Linear(160 if head == "pool" else 160 * HEAD_POSITIONS, n_out),
     )
 
 
+def head_of(state: dict) -> str:
+    """The head a checkpoint's weights were trained with."""
+    w = state.get("10.weight")
+    return "spatial" if w is not None and w.shape[1] == 160 * HEAD_POSITIONS else "pool"
+
+
 def load_weights(net, path) -> None:
-    """Load the network weights of a checkpoint written by :func:`train_classifier` into ``net``."""
+    """Load the network weights of a checkpoint written by :func:`train_classifier` into ``net``.
+
+    A ``pool`` checkpoint into a ``spatial`` net: each position gets the pooled weight / 16, so the
+    net computes exactly what the checkpoint did and fine-tuning starts from there."""
     import torch
 
-    net.load_state_dict(torch.load(path, map_location="cpu", weights_only=False)["model"])
+    state = torch.load(path, map_location="cpu", weights_only=False)["model"]
+    want = net[-1].weight.shape[1]
+    if head_of(state) == "pool" and want == 160 * HEAD_POSITIONS:
+        w = state["10.weight"]                                   # (n_out, 160)
+        state = dict(state, **{"10.weight": w.repeat_interleave(HEAD_POSITIONS, dim=1) / HEAD_POSITIONS})
+    net.load_state_dict(state)
+
+
+def load_classifier(path):
+    """A network with the head of the checkpoint at ``path``, its weights loaded."""
+    import torch
+
+    net = build_net(head=head_of(torch.load(path, map_location="cpu", weights_only=False)["model"]))
+    load_weights(net, path)
+    return net
 
 
 def to_probs(z):
@@ -194,11 +231,14 @@ def _colour_shift(x, rng, torch):
 
 
 def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 3e-3, resume: bool = False,
-                     name: str = "classifier", threads: int = 2, seed: int = 0, init: str | None = None) -> dict:
+                     name: str = "classifier", threads: int = 2, seed: int = 0, init: str | None = None,
+                     head: str | None = None) -> dict:
     """Train (or resume) the classifier on ``data``, then export ONNX to models/. Returns a summary.
 
     ``init``: start from the weights of an earlier checkpoint with a fresh optimiser and LR schedule
     (fine-tuning for ``epochs`` more epochs); ``resume`` continues an interrupted run where it stopped.
+    ``head``: ``pool`` or ``spatial`` (see :func:`build_net`; default: the head of ``init`` or of the
+    run resumed, else ``pool``).
     """
     import os
 
@@ -224,7 +264,13 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
     xva_t = torch.from_numpy(xva).permute(0, 3, 1, 2).contiguous()
     ytr_t, yva_t = torch.from_numpy(ytr), torch.from_numpy(yva)
 
-    net = build_net()
+    if head is not None and head not in HEADS:
+        raise ValueError(f"unknown classifier head {head!r}; one of {', '.join(HEADS)}")
+    source = last if resume else (Path(init) if init else None)
+    if source is not None and source.exists():
+        saved = head_of(torch.load(source, map_location="cpu", weights_only=False)["model"])
+        head = saved if (resume or head is None) else head
+    net = build_net(head=head or "pool")
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     start, best_acc, history = 0, 0.0, []
     if resume:
