@@ -135,15 +135,41 @@ def test_unsure_readings_are_read_again_turned_and_sure_ones_are_kept(recognizer
     img = cv2.imread(str(FIXTURES / "meld_and_duplicates.jpg"))
     boxes, _ = recognizer.find_indices(img)
     assert len(boxes) >= 4
-    once = recognizer.classify(img, boxes, tta=False)
-    turned = recognizer.classify(img, boxes, tta=True)
+    plain = CardRecognizer(config=RecognizerConfig(tight_reread=0.0))
+    once = plain.classify(img, boxes, tta=False)
+    turned = plain.classify(img, boxes, tta=True)
     limit = float(np.median(once.max(axis=1)))     # half of the crops count as unsure
-    rec = CardRecognizer(config=RecognizerConfig(tta_max_crops=0, tta_uncertain=limit))
+    rec = CardRecognizer(config=RecognizerConfig(tta_max_crops=0, tta_uncertain=limit, tight_reread=0.0))
     mixed = rec.classify(img, boxes)
     unsure = once.max(axis=1) < limit
     assert unsure.any() and (~unsure).any()
     np.testing.assert_allclose(mixed[~unsure], once[~unsure], atol=1e-6)
     np.testing.assert_allclose(mixed[unsure], turned[unsure], atol=1e-5)
+
+
+def test_still_unsure_readings_are_also_read_from_a_tighter_box(recognizer):
+    """``tight_reread``: crops still unsure after the turned vote are read again from their box shrunk
+    about its centre, and the two readings are averaged; sure crops keep their reading."""
+    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+
+    img = cv2.imread(str(FIXTURES / "meld_and_duplicates.jpg"))
+    boxes, _ = recognizer.find_indices(img)
+    base = CardRecognizer(config=RecognizerConfig(tight_reread=0.0))
+    first = base.classify(img, boxes, tta=True)
+    limit = float(np.median(first.max(axis=1)))
+    cfg = dict(tta_max_crops=0, tta_uncertain=limit)
+    plain = CardRecognizer(config=RecognizerConfig(**cfg, tight_reread=0.0)).classify(img, boxes)
+    tight = CardRecognizer(config=RecognizerConfig(**cfg, tight_reread=0.7)).classify(img, boxes)
+    unsure = plain.max(axis=1) < limit
+    assert unsure.any() and (~unsure).any()
+    np.testing.assert_allclose(tight[~unsure], plain[~unsure], atol=1e-6)
+    b = boxes[unsure]
+    centre, half = (b[:, :2] + b[:, 2:]) / 2, (b[:, 2:] - b[:, :2]) / 2 * 0.7
+    again = base.classify(img, np.concatenate([centre - half, centre + half], axis=1), tta=True)
+    g = np.sqrt(np.clip(plain[unsure], 1e-6, 1) * np.clip(again, 1e-6, 1))
+    np.testing.assert_allclose(tight[unsure], g / g.sum(axis=1, keepdims=True), atol=1e-5)
+    np.testing.assert_allclose(tight.sum(axis=1), 1.0, atol=1e-4)
+    assert not np.allclose(tight[unsure], plain[unsure], atol=1e-3)
 
 
 def test_the_turned_pass_maps_its_boxes_back_onto_the_indices(recognizer):
