@@ -114,7 +114,7 @@ class RecognizerConfig:
     # crops still read with less than tta_uncertain are read again from their box shrunk to this
     # fraction about its centre (at 4 turns), and the two readings averaged: in a tight fan the square
     # crop holds the neighbours' ranks and suits, the tighter one less of them (0 = never)
-    tight_reread: float = 0.0
+    tight_reread: float = 0.7
     precision: str = "auto"         # "auto": int8 copies where valid, else float; "fp32"; "int8"
     # "auto": OpenVINO where installed and checked on these models, else ONNX Runtime; "onnxruntime";
     # "openvino". The environment variable TABLEREF_BACKEND sets the default (the live session too).
