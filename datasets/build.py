@@ -106,7 +106,10 @@ def _cls_job(args):
     d = out_dir / split / CLASS_NONE
     k = 0
     # printed text (words, numbers, lone letters): one or two characters' worth of a token, like an index
-    for b in (scene.clutter[j] for j in rng.permutation(len(scene.clutter))[: max(1, n_none // 2)]) if scene.clutter else ():
+    # (no random number is drawn without text, so older recipes rebuild the same crops)
+    picks = rng.permutation(len(scene.clutter))[: max(1, n_none // 2)] if scene.clutter else []
+    for j in picks:
+        b = scene.clutter[j]
         bh = b[3] - b[1]
         x0 = rng.uniform(b[0], max(b[0], b[2] - bh * 0.6))
         box = (x0, b[1] - bh * 0.1, min(b[2], x0 + bh * rng.uniform(0.5, 1.2)), b[3] + bh * rng.uniform(0.0, 0.9))
@@ -256,13 +259,14 @@ def run_from_args(a) -> int:
     for item in a.layout:
         name, _, value = item.partition("=")
         try:
-            weights[name] = float(value)
+            weight = float(value)
         except ValueError:
-            weights[name] = -1.0
-        if name not in LAYOUTS or weights[name] < 0:
+            weight = None
+        if name not in LAYOUTS or weight is None or weight < 0:
             print(f"error: --layout {item!r}: expected NAME=WEIGHT with NAME one of {', '.join(LAYOUTS)} "
                   "and WEIGHT >= 0", file=sys.stderr)
             return 2
+        weights[name] = weight
     if not 0.0 <= a.text_clutter <= 1.0:
         print("error: --text-clutter must be between 0 and 1", file=sys.stderr)
         return 2

@@ -79,6 +79,12 @@ SHARPNESS_SIDE = 640.0
 SHARPNESS_HALF = 100.0
 
 
+def geometric_mean(readings: np.ndarray) -> np.ndarray:
+    """Readings (K, N, C) of the same N crops averaged as a geometric mean, each row summing to 1."""
+    out = np.exp(np.log(np.clip(readings, 1e-6, 1.0)).mean(axis=0))
+    return out / out.sum(axis=1, keepdims=True)
+
+
 @dataclass
 class RecognizerConfig:
     """Thresholds and scale policy; defaults are what ``scripts/eval_recognition.py`` tuned."""
@@ -326,9 +332,7 @@ class CardRecognizer:
         tight = np.concatenate([centre - half, centre + half], axis=1)
         crops = [index_crop(image, t, size=self.crop_size, margin=self.crop_margin) for t in tight]
         again = self._read_turned(crops, self._read_crops(crops))
-        g = np.sqrt(np.clip(probs[unsure], 1e-6, 1.0) * np.clip(again, 1e-6, 1.0))
-        probs = probs.copy()
-        probs[unsure] = g / g.sum(axis=1, keepdims=True)
+        probs[unsure] = geometric_mean(np.stack([probs[unsure], again]))
         return probs
 
     def _read_crops(self, crops: list[np.ndarray]) -> np.ndarray:
@@ -351,9 +355,7 @@ class CardRecognizer:
         """``probs`` of ``crops`` averaged (geometric mean) with their readings turned by 90°, 180°, 270°."""
         n = len(crops)
         turned = self._read_crops([np.ascontiguousarray(np.rot90(c, k)) for k in (1, 2, 3) for c in crops])
-        logp = np.log(np.clip(np.concatenate([probs, turned]), 1e-6, 1.0)).reshape(4, n, -1).mean(axis=0)
-        out = np.exp(logp)
-        return out / out.sum(axis=1, keepdims=True)
+        return geometric_mean(np.concatenate([probs, turned]).reshape(4, n, -1))
 
     # -- scale policy ----------------------------------------------------------
 

@@ -66,7 +66,9 @@ N_HEAD = 1 + len(RANKS) + len(SUITS)  # card-vs-none logit, 13 rank logits, 4 su
 
 
 HEADS = ("pool", "spatial")
+FEATURES = 160                 # channels of the trunk's last feature map
 HEAD_POSITIONS = 16            # the trunk's 4x4 feature map on a 64x64 crop
+HEAD_KEY = "10.weight"         # the linear layer's weights in a state dict
 
 
 def build_net(n_out: int = N_HEAD, head: str = "pool"):
@@ -94,39 +96,42 @@ def build_net(n_out: int = N_HEAD, head: str = "pool"):
         block(3, 24, 2),                            # 32
         block(24, 32, 1), block(32, 48, 2),         # 16
         block(48, 64, 1), block(64, 96, 2),         # 8
-        block(96, 128, 1), block(128, 160, 2),      # 4
+        block(96, 128, 1), block(128, FEATURES, 2),  # 4
         nn.AdaptiveAvgPool2d(1) if head == "pool" else nn.Identity(),
-        nn.Flatten(), nn.Dropout(0.2), nn.Linear(160 if head == "pool" else 160 * HEAD_POSITIONS, n_out),
+        nn.Flatten(), nn.Dropout(0.2), nn.Linear(FEATURES if head == "pool" else FEATURES * HEAD_POSITIONS, n_out),
     )
 
 
 def head_of(state: dict) -> str:
     """The head a checkpoint's weights were trained with."""
-    w = state.get("10.weight")
-    return "spatial" if w is not None and w.shape[1] == 160 * HEAD_POSITIONS else "pool"
+    w = state.get(HEAD_KEY)
+    return "spatial" if w is not None and w.shape[1] == FEATURES * HEAD_POSITIONS else "pool"
 
 
-def load_weights(net, path) -> None:
-    """Load the network weights of a checkpoint written by :func:`train_classifier` into ``net``.
+def read_state(path) -> dict:
+    """The network weights (state dict) of a checkpoint written by :func:`train_classifier`."""
+    import torch
+
+    return torch.load(path, map_location="cpu", weights_only=False)["model"]
+
+
+def load_weights(net, path_or_state) -> None:
+    """Load a checkpoint's weights (its path, or its :func:`read_state`) into ``net``.
 
     A ``pool`` checkpoint into a ``spatial`` net: each position gets the pooled weight / 16, so the
     net computes exactly what the checkpoint did and fine-tuning starts from there."""
-    import torch
-
-    state = torch.load(path, map_location="cpu", weights_only=False)["model"]
-    want = net[-1].weight.shape[1]
-    if head_of(state) == "pool" and want == 160 * HEAD_POSITIONS:
-        w = state["10.weight"]                                   # (n_out, 160)
-        state = dict(state, **{"10.weight": w.repeat_interleave(HEAD_POSITIONS, dim=1) / HEAD_POSITIONS})
+    state = path_or_state if isinstance(path_or_state, dict) else read_state(path_or_state)
+    if head_of(state) == "pool" and net[-1].weight.shape[1] == FEATURES * HEAD_POSITIONS:
+        w = state[HEAD_KEY]                                      # (n_out, FEATURES)
+        state = dict(state, **{HEAD_KEY: w.repeat_interleave(HEAD_POSITIONS, dim=1) / HEAD_POSITIONS})
     net.load_state_dict(state)
 
 
 def load_classifier(path):
     """A network with the head of the checkpoint at ``path``, its weights loaded."""
-    import torch
-
-    net = build_net(head=head_of(torch.load(path, map_location="cpu", weights_only=False)["model"]))
-    load_weights(net, path)
+    state = read_state(path)
+    net = build_net(head=head_of(state))
+    load_weights(net, state)
     return net
 
 
@@ -267,9 +272,9 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
     if head is not None and head not in HEADS:
         raise ValueError(f"unknown classifier head {head!r}; one of {', '.join(HEADS)}")
     source = last if resume else (Path(init) if init else None)
-    if source is not None and source.exists():
-        saved = head_of(torch.load(source, map_location="cpu", weights_only=False)["model"])
-        head = saved if (resume or head is None) else head
+    init_state = read_state(source) if source is not None and source.exists() else None
+    if init_state is not None and (resume or head is None):
+        head = head_of(init_state)
     net = build_net(head=head or "pool")
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     start, best_acc, history = 0, 0.0, []
@@ -283,7 +288,7 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
         epochs = max(epochs, ck.get("epochs", epochs))
         rng = np.random.default_rng(seed + start)
     elif init:
-        load_weights(net, init)
+        load_weights(net, init_state)
     steps_per_epoch = max(1, len(ytr) // batch)
     # a resumed run with the saved epoch count continues its one-cycle schedule; a longer one
     # (--epochs above the saved count) starts a new one-cycle over the remaining epochs
