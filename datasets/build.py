@@ -82,7 +82,7 @@ def _iou(a, b):
 
 
 def _cls_job(args):
-    out_dir, split, i, seed, decks, per_scene_none, opts = args
+    out_dir, split, i, seed, decks, per_scene_none, opts, readable = args
     from tableref.vision.crops import index_crop
     from tableref.datasets.scenes import render_scene
     rng = np.random.default_rng(seed)
@@ -91,6 +91,10 @@ def _cls_job(args):
     h, w = img.shape[:2]
     written = 0
     good = scene.labels(min_vis=0.8, min_px=10)
+    if readable:   # also indices cut by a neighbour whose rank and suit are still mostly seen (fans)
+        seen = {id(l) for l in good}
+        good += [l for l in scene.indices if id(l) not in seen and l.glyphs >= readable and l.visibility >= 0.15
+                 and l.height >= 10 and (l.box[2] - l.box[0]) >= 2 and (l.box[3] - l.box[1]) >= 2]
     for k, lab in enumerate(good):
         box = _jitter_box(rng, lab.box)
         crop = index_crop(img, box)
@@ -99,8 +103,10 @@ def _cls_job(args):
         written += 1
     # "none": partial indices, card interiors, court art, pips, background
     all_boxes = [l.box for l in scene.indices if l.visibility >= 0.45]
-    # a partly hidden index is "none" unless its rank and suit glyphs are both whole (then it is a label)
-    partial = [l for l in scene.indices if 0.05 < l.visibility < 0.4 and l.glyphs < 0.6 and l.height >= 10]
+    # a partly hidden index is "none" unless its rank and suit glyphs are both whole (then it is a label);
+    # with ``readable``, only when less than half that much of them is seen (between: not used)
+    unreadable = readable / 2 if readable else 0.6
+    partial = [l for l in scene.indices if 0.05 < l.visibility < 0.4 and l.glyphs < unreadable and l.height >= 10]
     sizes = [l.height for l in scene.indices] or [30.0]
     n_none = per_scene_none
     d = out_dir / split / CLASS_NONE
@@ -164,12 +170,15 @@ def _run(jobs, fn, desc, workers):
 def build(out: Path = DEFAULT_OUT, n_train: int = 3000, n_val: int = 300, n_cls_scenes: int = 1200,
           n_cls_val_scenes: int = 150, seed: int = 0, workers: int = 2, decks: list[str] | None = None,
           none_per_scene: int = 4, pool=None, det_size: int = DET_SIZE, text_p: float = 0.0,
-          layout_weights: dict[str, float] | None = None) -> dict:
+          layout_weights: dict[str, float] | None = None, readable_glyphs: float | None = None) -> dict:
     """Write the detector and classifier datasets under ``out``; returns the recipe dict.
 
     ``pool``: an optional ``scenes.DeckPool`` (e.g. in-memory artwork); default: all decks.
     ``text_p`` and ``layout_weights``: see ``scenes.render_scene`` (printed text on the table,
     layout mix); the classifier also gets ``none`` crops cut from that text.
+    ``readable_glyphs``: the classifier also learns indices cut by a neighbour when at least this
+    fraction of the ink of their rank and of their suit is seen, and learns ``none`` only from those
+    with less than half that (default: whole glyphs only, ``none`` below 0.6).
     """
     global _POOL
     from tqdm import tqdm
@@ -211,11 +220,14 @@ def build(out: Path = DEFAULT_OUT, n_train: int = 3000, n_val: int = 300, n_cls_
     jobs = [(det, "train", i, base + i, names, det_size, opts) for i in range(n_train)]
     jobs += [(det, "val", i, base + 500_000 + i, names, det_size, opts) for i in range(n_val)]
     n_boxes = _run(jobs, _det_job, "detector images", workers)
-    cjobs = [(cls, "train", i, base + 700_000 + i, names, none_per_scene, opts) for i in range(n_cls_scenes)]
-    cjobs += [(cls, "val", i, base + 900_000 + i, names, none_per_scene, opts) for i in range(n_cls_val_scenes)]
+    cjobs = [(cls, "train", i, base + 700_000 + i, names, none_per_scene, opts, readable_glyphs)
+             for i in range(n_cls_scenes)]
+    cjobs += [(cls, "val", i, base + 900_000 + i, names, none_per_scene, opts, readable_glyphs)
+              for i in range(n_cls_val_scenes)]
     n_crops = _run(cjobs, _cls_job, "classifier scenes", workers)
     recipe = {
-        "seed": seed, "decks": names, "text_p": text_p, "layout_weights": layout_weights, "detector": {"images_train": n_train, "images_val": n_val,
+        "seed": seed, "decks": names, "text_p": text_p, "layout_weights": layout_weights,
+        "readable_glyphs": readable_glyphs, "detector": {"images_train": n_train, "images_val": n_val,
                                                    "size": det_size, "index_px_at_416": DET_INDEX_PX, "boxes": n_boxes},
         "classifier": {"scenes_train": n_cls_scenes, "scenes_val": n_cls_val_scenes, "scene_size": CLS_SCENE,
                        "index_px": CLS_INDEX_PX, "crops": n_crops, "classes": classes},
@@ -241,6 +253,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="chance of printed text (pages, boxes, numbers, lone letters) on a scene's table (default 0)")
     p.add_argument("--layout", action="append", default=[], metavar="NAME=WEIGHT",
                    help="weight of a scene layout (single, row, fan, tightfan, pile, hand21, grid); repeatable")
+    p.add_argument("--readable-glyphs", type=float, default=None, metavar="G",
+                   help="classifier crops: also label indices cut by a neighbour when at least this fraction of "
+                        "their rank's and suit's ink is seen (e.g. 0.6; default: whole glyphs only)")
 
 
 def run_from_args(a) -> int:
@@ -270,12 +285,16 @@ def run_from_args(a) -> int:
     if not 0.0 <= a.text_clutter <= 1.0:
         print("error: --text-clutter must be between 0 and 1", file=sys.stderr)
         return 2
+    if a.readable_glyphs is not None and not 0.0 < a.readable_glyphs <= 1.0:
+        print("error: --readable-glyphs must be between 0 and 1", file=sys.stderr)
+        return 2
     try:
         if a.det_size < 64:
             print("error: --det-size must be >= 64", file=sys.stderr)
             return 2
         r = build(Path(a.out), a.n_train, a.n_val, a.n_cls, a.n_cls_val, a.seed, a.workers, a.decks,
-                  det_size=a.det_size, text_p=a.text_clutter, layout_weights=weights or None)
+                  det_size=a.det_size, text_p=a.text_clutter, layout_weights=weights or None,
+                  readable_glyphs=a.readable_glyphs)
     except (RuntimeError, FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -226,9 +226,26 @@ def test_build_with_text_cuts_none_crops_from_text(tmp_path, pool):
     assert recipe["text_p"] == 1.0 and recipe["layout_weights"] == {"tightfan": 1.0}
 
 
+def test_readable_glyphs_labels_indices_cut_by_a_neighbour(tmp_path, pool):
+    """With ``readable_glyphs`` the classifier also gets crops of indices a neighbour cuts but whose rank
+    and suit are mostly seen, labelled with their card; the default recipe keeps whole glyphs only."""
+    def labelled(out):
+        return sorted(f.relative_to(out).as_posix() for f in (out / "classifier" / "train").glob("*/*.png")
+                      if f.parent.name != "none")
+    kw = dict(n_train=0, n_val=0, n_cls_scenes=6, n_cls_val_scenes=0, seed=4, workers=1, pool=pool,
+              layout_weights={"tightfan": 1.0})
+    build.build(tmp_path / "whole", **kw)
+    build.build(tmp_path / "cut", readable_glyphs=0.6, **kw)
+    whole, cut = labelled(tmp_path / "whole"), labelled(tmp_path / "cut")
+    assert set(whole) < set(cut)        # the same crops, and more
+    assert json.loads((tmp_path / "cut" / "build.json").read_text())["readable_glyphs"] == 0.6
+    assert json.loads((tmp_path / "whole" / "build.json").read_text())["readable_glyphs"] is None
+
+
 def test_cli_rejects_bad_layout_and_text_options():
     for extra, word in ((["--layout", "spiral=1"], "--layout"), (["--layout", "fan=x"], "--layout"),
-                        (["--text-clutter", "2"], "--text-clutter")):
+                        (["--text-clutter", "2"], "--text-clutter"), (["--readable-glyphs", "0"], "--readable-glyphs"),
+                        (["--readable-glyphs", "1.5"], "--readable-glyphs")):
         p = subprocess.run([sys.executable, "-m", "tableref", "dataset", "build", "--n-train", "0", *extra],
                            capture_output=True, text=True)
         assert p.returncode == 2 and word in p.stderr and "Traceback" not in p.stderr
