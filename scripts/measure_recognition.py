@@ -109,7 +109,9 @@ def main(argv=None) -> int:
     ap.add_argument("--real", default=str(DEFAULT_REAL))
     ap.add_argument("--render", type=int, default=24, help="synthetic scenes to render (0 = skip)")
     ap.add_argument("--repeat", type=int, default=10, help="timed runs per benchmark frame (0 = skip)")
-    ap.add_argument("--machine", default="2-core x86-64 CPU, no GPU (shared with other jobs)")
+    ap.add_argument("--machine", default=None,
+                    help="describe the machine (default: the processor from /proc/cpuinfo, e.g. "
+                         "'AMD EPYC (family 25 model 1, AVX2, no AVX-512), 2 cores')")
     ap.add_argument("--write", action="store_true", help="replace the section in models/MODEL_CARD.md")
     ap.add_argument("--card", default=str(ROOT / "models" / "MODEL_CARD.md"), help="model card to write")
     ap.add_argument("--label", default=None, help="describe the models measured (default: file names, version)")
@@ -129,7 +131,8 @@ def main(argv=None) -> int:
             print(f"note: {note}", file=sys.stderr)
         bench = speed.benchmark(rec, frames, repeat=args.repeat)
         print(speed.format_bench(bench, 2), file=sys.stderr)
-    text = section(real, synth, bench, rec, f"{args.machine}, {platform.machine()}", args.label)
+    machine = args.machine or f"{speed.cpu_description()}, no GPU"
+    text = section(real, synth, bench, rec, f"{machine}, {platform.machine()}", args.label)
     print(text)
     if args.write:
         write_section(Path(args.card), text)

@@ -167,9 +167,36 @@ def loadavg() -> str:
         return "n/a"
 
 
+def cpu_description(cpuinfo: str | None = None) -> str:
+    """The processor in a few words: name, family/model and its widest vector instructions.
+
+    Two "AMD EPYC" machines can differ by 1.5x on the networks (AVX-512 or not), so every
+    timing printed says which one it was measured on.
+    """
+    import os
+    import platform
+    try:
+        text = cpuinfo if cpuinfo is not None else Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return f"{platform.machine() or 'unknown CPU'}, {os.cpu_count()} cores"
+    info = {}
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        info.setdefault(key.strip(), value.strip())
+    flags = set(info.get("flags", "").split())
+    vector = ("AVX-512" + (" BF16" if "avx512_bf16" in flags else "") if "avx512f" in flags
+              else "AVX2, no AVX-512" if "avx2" in flags else "no AVX2" if flags else "")
+    family = f"family {info['cpu family']} model {info['model']}" if "cpu family" in info and "model" in info else ""
+    detail = ", ".join(x for x in (family, vector) if x)
+    cores = text.count("processor\t") or text.count("processor :") or os.cpu_count()
+    name = info.get("model name", platform.machine() or "unknown CPU")
+    return f"{name}{f' ({detail})' if detail else ''}, {cores} core{'s' if cores != 1 else ''}"
+
+
 def format_bench(res: dict, threads: int) -> str:
     backends = sorted({e.get("backend", "onnxruntime") for e in res.values()})
-    lines = [f"card recognition speed, model loaded, {threads} CPU threads, backend {', '.join(backends)} "
+    lines = [f"card recognition speed on {cpu_description()}, model loaded, {threads} CPU threads, "
+             f"backend {', '.join(backends)} "
              f"(load average {loadavg()}); wall-time medians per frame in ms: total (p90), then detector = "
              "finding the indices, classifier = reading them, assembly, outlines; nets = the two networks alone, "
              "other = everything else (and its CPU time, which other jobs on the machine do not inflate), of which views = "

@@ -111,6 +111,18 @@ def test_bench_detect_on_given_images(capsys):
     assert rc == 0
     out = capsys.readouterr().out
     assert "total" in out and "classifier" in out and "assembly" in out and "load average" in out
+    assert "cores" in out.splitlines()[1]     # which processor the times were measured on
+
+
+def test_cpu_description_says_which_vector_instructions():
+    from tableref.bench import cpu_description
+
+    zen4 = ("processor\t: 0\nmodel name\t: AMD EPYC\ncpu family\t: 25\nmodel\t\t: 17\n"
+            "flags\t\t: fpu avx avx2 avx512f avx512_bf16\n\nprocessor\t: 1\nmodel name\t: AMD EPYC\n")
+    zen3 = zen4.replace("model\t\t: 17", "model\t\t: 1").replace(" avx512f avx512_bf16", "")
+    assert cpu_description(zen4) == "AMD EPYC (family 25 model 17, AVX-512 BF16), 2 cores"
+    assert cpu_description(zen3) == "AMD EPYC (family 25 model 1, AVX2, no AVX-512), 2 cores"
+    assert cpu_description("processor\t: 0\n").endswith("1 core")
 
 
 def test_bench_tiles_a_real_photo_twice_into_one_frame():
