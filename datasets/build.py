@@ -47,7 +47,7 @@ def _pool(decks):
 
 
 def _det_job(args):
-    out_dir, split, i, seed, decks, size, opts = args
+    out_dir, split, i, seed, decks, size, opts, readable = args
     from tableref.datasets.scenes import render_scene
     rng = np.random.default_rng(seed)
     scale = size / DET_SIZE
@@ -56,7 +56,7 @@ def _det_job(args):
     name = f"{split}_{i:06d}"
     cv2.imwrite(str(out_dir / "images" / split / f"{name}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     lines = []
-    for lab in scene.labels():
+    for lab in scene.labels(readable=readable):
         x1, y1, x2, y2 = lab.box
         lines.append(f"0 {(x1 + x2) / 2 / size:.6f} {(y1 + y2) / 2 / size:.6f} "
                      f"{(x2 - x1) / size:.6f} {(y2 - y1) / size:.6f}")
@@ -90,11 +90,8 @@ def _cls_job(args):
     img = scene.image
     h, w = img.shape[:2]
     written = 0
-    good = scene.labels(min_vis=0.8, min_px=10)
-    if readable:   # also indices cut by a neighbour whose rank and suit are still mostly seen (fans)
-        seen = {id(l) for l in good}
-        good += [l for l in scene.indices if id(l) not in seen and l.glyphs >= readable and l.visibility >= 0.15
-                 and l.height >= 10 and (l.box[2] - l.box[0]) >= 2 and (l.box[3] - l.box[1]) >= 2]
+    # with ``readable``: also indices cut by a neighbour whose rank and suit are still mostly seen (fans)
+    good = scene.labels(min_vis=0.8, min_px=10, readable=readable)
     for k, lab in enumerate(good):
         box = _jitter_box(rng, lab.box)
         crop = index_crop(img, box)
@@ -176,9 +173,10 @@ def build(out: Path = DEFAULT_OUT, n_train: int = 3000, n_val: int = 300, n_cls_
     ``pool``: an optional ``scenes.DeckPool`` (e.g. in-memory artwork); default: all decks.
     ``text_p`` and ``layout_weights``: see ``scenes.render_scene`` (printed text on the table,
     layout mix); the classifier also gets ``none`` crops cut from that text.
-    ``readable_glyphs``: the classifier also learns indices cut by a neighbour when at least this
-    fraction of the ink of their rank and of their suit is seen, and learns ``none`` only from those
-    with less than half that (default: whole glyphs only, ``none`` below 0.6).
+    ``readable_glyphs``: the detector and the classifier also learn indices cut by a neighbour when at
+    least this fraction of the ink of their rank and of their suit is seen (boxed by that ink), and the
+    classifier learns ``none`` only from those with less than half that (default: whole glyphs only,
+    ``none`` below 0.6).
     """
     global _POOL
     from tqdm import tqdm
@@ -217,8 +215,8 @@ def build(out: Path = DEFAULT_OUT, n_train: int = 3000, n_val: int = 300, n_cls_
 
     base = seed * 1_000_003
     opts = {"text_p": text_p, "layout_weights": layout_weights}
-    jobs = [(det, "train", i, base + i, names, det_size, opts) for i in range(n_train)]
-    jobs += [(det, "val", i, base + 500_000 + i, names, det_size, opts) for i in range(n_val)]
+    jobs = [(det, "train", i, base + i, names, det_size, opts, readable_glyphs) for i in range(n_train)]
+    jobs += [(det, "val", i, base + 500_000 + i, names, det_size, opts, readable_glyphs) for i in range(n_val)]
     n_boxes = _run(jobs, _det_job, "detector images", workers)
     cjobs = [(cls, "train", i, base + 700_000 + i, names, none_per_scene, opts, readable_glyphs)
              for i in range(n_cls_scenes)]
@@ -254,8 +252,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--layout", action="append", default=[], metavar="NAME=WEIGHT",
                    help="weight of a scene layout (single, row, fan, tightfan, pile, hand21, grid); repeatable")
     p.add_argument("--readable-glyphs", type=float, default=None, metavar="G",
-                   help="classifier crops: also label indices cut by a neighbour when at least this fraction of "
-                        "their rank's and suit's ink is seen (e.g. 0.6; default: whole glyphs only)")
+                   help="also label indices cut by a neighbour when at least this fraction of their rank's and "
+                        "suit's ink is seen (e.g. 0.5; default: whole glyphs only)")
 
 
 def run_from_args(a) -> int:

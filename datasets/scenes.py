@@ -19,7 +19,7 @@ Public API:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -44,10 +44,12 @@ class IndexLabel:
     height: float                             # index height (long side of the quad) in pixels
     card_id: int
     glyphs: float = 0.0                       # min(visible fraction of the rank's ink, of the suit's ink)
+    ink_box: tuple[float, float, float, float] | None = None   # the seen ink of rank and suit (partly covered)
 
-    def is_label(self, min_vis: float = VISIBLE) -> bool:
-        """Seen enough to be read: most of its box, or all of its rank and suit glyphs (partly covered box)."""
-        return self.visibility >= min_vis or (self.glyphs >= GLYPHS_VISIBLE and self.visibility >= GLYPHS_MIN_AREA)
+    def is_label(self, min_vis: float = VISIBLE, glyphs: float = GLYPHS_VISIBLE) -> bool:
+        """Seen enough to be read: most of its box, or ``glyphs`` of its rank's and its suit's ink (the
+        whole glyphs by default) with the box partly covered."""
+        return self.visibility >= min_vis or (self.glyphs >= glyphs and self.visibility >= GLYPHS_MIN_AREA)
 
 
 @dataclass
@@ -57,9 +59,18 @@ class Scene:
     card_quads: list[np.ndarray] = field(default_factory=list)
     clutter: list[tuple[float, float, float, float]] = field(default_factory=list)  # boxes of printed text (no label)
 
-    def labels(self, min_vis: float = VISIBLE, min_px: float = 5.0) -> list[IndexLabel]:
-        return [i for i in self.indices if i.is_label(min_vis) and i.height >= min_px
-                and (i.box[2] - i.box[0]) >= 2 and (i.box[3] - i.box[1]) >= 2]
+    def labels(self, min_vis: float = VISIBLE, min_px: float = 5.0, readable: float | None = None) -> list[IndexLabel]:
+        """The indices to label. ``readable``: also those a neighbour cuts when at least this fraction of
+        their rank's and suit's ink is seen, boxed by that ink (as a whole-glyph partly covered index is)."""
+        out = []
+        for i in self.indices:
+            if not i.is_label(min_vis) and readable is not None and i.ink_box is not None and i.is_label(min_vis, readable):
+                i = replace(i, box=i.ink_box)
+            elif not i.is_label(min_vis):
+                continue
+            if i.height >= min_px and (i.box[2] - i.box[0]) >= 2 and (i.box[3] - i.box[1]) >= 2:
+                out.append(i)
+        return out
 
 
 class DeckPool:
@@ -700,11 +711,14 @@ def render_scene(rng: np.random.Generator, pool: DeckPool, w: int, h: int,
         vr, pr = glyph_seen(rank_pts, i)
         vs, ps = glyph_seen(suit_pts, i)
         glyph_vis = min(vr, vs)
-        if vis < 0.95 and glyph_vis >= GLYPHS_VISIBLE and len(pr) + len(ps) >= 4:
-            # partly covered, glyphs whole: the box is the visible ink (as an unhidden index's box is its ink)
+        ink = None
+        if vis < 0.95 and len(pr) + len(ps) >= 4:
             pts = np.concatenate([pr, ps])
             pad = 0.5
-            box = (float(max(0, pts[:, 0].min() - pad)), float(max(0, pts[:, 1].min() - pad)),
+            ink = (float(max(0, pts[:, 0].min() - pad)), float(max(0, pts[:, 1].min() - pad)),
                    float(min(w, pts[:, 0].max() + pad)), float(min(h, pts[:, 1].max() + pad)))
-        labels.append(IndexLabel(card, box, q, float(vis), float(side), i, float(glyph_vis)))
+            if glyph_vis >= GLYPHS_VISIBLE:
+                # partly covered, glyphs whole: the box is the visible ink (as an unhidden index's box is its ink)
+                box = ink
+        labels.append(IndexLabel(card, box, q, float(vis), float(side), i, float(glyph_vis), ink))
     return Scene(img, labels, quads, clutter)

@@ -227,18 +227,32 @@ def test_build_with_text_cuts_none_crops_from_text(tmp_path, pool):
 
 
 def test_readable_glyphs_labels_indices_cut_by_a_neighbour(tmp_path, pool):
-    """With ``readable_glyphs`` the classifier also gets crops of indices a neighbour cuts but whose rank
-    and suit are mostly seen, labelled with their card; the default recipe keeps whole glyphs only."""
-    def labelled(out):
-        return sorted(f.relative_to(out).as_posix() for f in (out / "classifier" / "train").glob("*/*.png")
-                      if f.parent.name != "none")
-    kw = dict(n_train=0, n_val=0, n_cls_scenes=6, n_cls_val_scenes=0, seed=4, workers=1, pool=pool,
+    """With ``readable`` an index a neighbour cuts is a label when enough of its rank's and suit's ink is
+    seen, boxed by that ink; the default keeps whole glyphs only (the older recipes rebuild the same)."""
+    scs = [scenes.render_scene(np.random.default_rng(s), pool, 256, 256, size=(12, 40), layout_weights={"tightfan": 1.0})
+           for s in range(8)]
+    added = 0
+    for sc in scs:
+        whole = {lab.card_id: lab for lab in sc.labels()}
+        cut = {lab.card_id: lab for lab in sc.labels(readable=0.5)}
+        assert set(whole) <= set(cut) and all(cut[k].box == whole[k].box for k in whole)
+        for k in set(cut) - set(whole):
+            lab = cut[k]
+            assert lab.glyphs >= 0.5 and lab.glyphs < scenes.GLYPHS_VISIBLE and lab.box == lab.ink_box
+            added += 1
+    assert added > 0
+
+    def counts(out):
+        crops = [f for f in (out / "classifier" / "train").glob("*/*.png") if f.parent.name != "none"]
+        boxes = sum(len(f.read_text().splitlines()) for f in (out / "detector" / "labels" / "train").glob("*.txt"))
+        return len(crops), boxes
+    kw = dict(n_train=12, n_val=0, n_cls_scenes=6, n_cls_val_scenes=0, seed=4, workers=1, pool=pool,
               layout_weights={"tightfan": 1.0})
     build.build(tmp_path / "whole", **kw)
-    build.build(tmp_path / "cut", readable_glyphs=0.6, **kw)
-    whole, cut = labelled(tmp_path / "whole"), labelled(tmp_path / "cut")
-    assert set(whole) < set(cut)        # the same crops, and more
-    assert json.loads((tmp_path / "cut" / "build.json").read_text())["readable_glyphs"] == 0.6
+    build.build(tmp_path / "cut", readable_glyphs=0.5, **kw)
+    (crops0, boxes0), (crops1, boxes1) = counts(tmp_path / "whole"), counts(tmp_path / "cut")
+    assert crops1 > crops0 and boxes1 > boxes0
+    assert json.loads((tmp_path / "cut" / "build.json").read_text())["readable_glyphs"] == 0.5
     assert json.loads((tmp_path / "whole" / "build.json").read_text())["readable_glyphs"] is None
 
 
