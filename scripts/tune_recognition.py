@@ -69,6 +69,8 @@ def main(argv=None) -> int:
     ap.add_argument("--det-power", type=float, default=None, help="override RecognizerConfig.det_score_power")
     ap.add_argument("--turned-pass", type=int, choices=(0, 1), default=None,
                     help="override RecognizerConfig.turned_pass (1: read the full view turned by 90° too)")
+    ap.add_argument("--show", type=int, default=25, help="rows to print, best first (0 = all)")
+    ap.add_argument("--det-conf", type=float, default=None, help="only this detector threshold")
     args = ap.parse_args(argv)
     cfg = RecognizerConfig(det_conf=0.05, precision=args.precision)
     if args.det_power is not None:
@@ -78,13 +80,14 @@ def main(argv=None) -> int:
     rec = CardRecognizer(args.models, config=cfg)
     labels, readings = collect(rec, Path(args.real), args.limit)
     rows = []
-    for det_conf in (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5):
-        for min_conf in (0.0, 0.1, 0.2, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7):
+    det_confs = (args.det_conf,) if args.det_conf is not None else (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
+    for det_conf in det_confs:
+        for min_conf in (0.0, 0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7):
             s = score(rec, labels, readings, det_conf, min_conf)
             rows.append((det_conf, min_conf, s["recall"] or 0.0, s["precision"] or 0.0, s["reported"]))
     rows.sort(key=lambda r: (r[3] >= 0.97, r[2], r[3]), reverse=True)
     print(f"{'det_conf':>8} {'min_conf':>8} {'recall':>7} {'precision':>9} {'reported':>8}")
-    for r in rows[:25]:
+    for r in rows[:args.show or None]:
         print(f"{r[0]:8.2f} {r[1]:8.2f} {r[2]:7.3f} {r[3]:9.3f} {r[4]:8d}")
     return 0
 
