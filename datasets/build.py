@@ -64,7 +64,10 @@ def _det_job(args):
     return len(lines)
 
 
-def _jitter_box(rng, box, amount=0.08):
+BOX_JITTER = 0.08
+
+
+def _jitter_box(rng, box, amount=BOX_JITTER):
     """Mimic detector box noise: shift and rescale each side a little."""
     x1, y1, x2, y2 = box
     w, h = x2 - x1, y2 - y1
@@ -82,7 +85,7 @@ def _iou(a, b):
 
 
 def _cls_job(args):
-    out_dir, split, i, seed, decks, per_scene_none, opts, readable = args
+    out_dir, split, i, seed, decks, per_scene_none, opts, readable, box_jitter = args
     from tableref.vision.crops import index_crop
     from tableref.datasets.scenes import render_scene
     rng = np.random.default_rng(seed)
@@ -93,7 +96,7 @@ def _cls_job(args):
     # with ``readable``: also indices cut by a neighbour whose rank and suit are still mostly seen (fans)
     good = scene.labels(min_vis=0.8, min_px=10, readable=readable)
     for k, lab in enumerate(good):
-        box = _jitter_box(rng, lab.box)
+        box = _jitter_box(rng, lab.box, box_jitter)
         crop = index_crop(img, box)
         d = out_dir / split / lab.card
         cv2.imwrite(str(d / f"{i:06d}_{k}.png"), crop)
@@ -167,7 +170,8 @@ def _run(jobs, fn, desc, workers):
 def build(out: Path = DEFAULT_OUT, n_train: int = 3000, n_val: int = 300, n_cls_scenes: int = 1200,
           n_cls_val_scenes: int = 150, seed: int = 0, workers: int = 2, decks: list[str] | None = None,
           none_per_scene: int = 4, pool=None, det_size: int = DET_SIZE, text_p: float = 0.0,
-          layout_weights: dict[str, float] | None = None, readable_glyphs: float | None = None) -> dict:
+          layout_weights: dict[str, float] | None = None, readable_glyphs: float | None = None,
+          box_jitter: float = BOX_JITTER) -> dict:
     """Write the detector and classifier datasets under ``out``; returns the recipe dict.
 
     ``pool``: an optional ``scenes.DeckPool`` (e.g. in-memory artwork); default: all decks.
@@ -177,6 +181,8 @@ def build(out: Path = DEFAULT_OUT, n_train: int = 3000, n_val: int = 300, n_cls_
     least this fraction of the ink of their rank and of their suit is seen (boxed by that ink), and the
     classifier learns ``none`` only from those with less than half that (default: whole glyphs only,
     ``none`` below 0.6).
+    ``box_jitter``: how far the classifier's crops of labelled indices are moved and resized about
+    their box (standard deviation, fraction of the box's longer side), like a detector's boxes.
     """
     global _POOL
     from tqdm import tqdm
@@ -218,14 +224,14 @@ def build(out: Path = DEFAULT_OUT, n_train: int = 3000, n_val: int = 300, n_cls_
     jobs = [(det, "train", i, base + i, names, det_size, opts, readable_glyphs) for i in range(n_train)]
     jobs += [(det, "val", i, base + 500_000 + i, names, det_size, opts, readable_glyphs) for i in range(n_val)]
     n_boxes = _run(jobs, _det_job, "detector images", workers)
-    cjobs = [(cls, "train", i, base + 700_000 + i, names, none_per_scene, opts, readable_glyphs)
+    cjobs = [(cls, "train", i, base + 700_000 + i, names, none_per_scene, opts, readable_glyphs, box_jitter)
              for i in range(n_cls_scenes)]
-    cjobs += [(cls, "val", i, base + 900_000 + i, names, none_per_scene, opts, readable_glyphs)
+    cjobs += [(cls, "val", i, base + 900_000 + i, names, none_per_scene, opts, readable_glyphs, box_jitter)
               for i in range(n_cls_val_scenes)]
     n_crops = _run(cjobs, _cls_job, "classifier scenes", workers)
     recipe = {
         "seed": seed, "decks": names, "text_p": text_p, "layout_weights": layout_weights,
-        "readable_glyphs": readable_glyphs, "detector": {"images_train": n_train, "images_val": n_val,
+        "readable_glyphs": readable_glyphs, "box_jitter": box_jitter, "detector": {"images_train": n_train, "images_val": n_val,
                                                    "size": det_size, "index_px_at_416": DET_INDEX_PX, "boxes": n_boxes},
         "classifier": {"scenes_train": n_cls_scenes, "scenes_val": n_cls_val_scenes, "scene_size": CLS_SCENE,
                        "index_px": CLS_INDEX_PX, "crops": n_crops, "classes": classes},
@@ -254,6 +260,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--readable-glyphs", type=float, default=None, metavar="G",
                    help="also label indices cut by a neighbour when at least this fraction of their rank's and "
                         "suit's ink is seen (e.g. 0.5; default: whole glyphs only)")
+    p.add_argument("--box-jitter", type=float, default=BOX_JITTER, metavar="F",
+                   help="classifier crops: how far labelled indices' boxes are moved and resized, as a fraction "
+                        f"of the box (standard deviation; default {BOX_JITTER})")
 
 
 def run_from_args(a) -> int:
@@ -283,6 +292,9 @@ def run_from_args(a) -> int:
     if not 0.0 <= a.text_clutter <= 1.0:
         print("error: --text-clutter must be between 0 and 1", file=sys.stderr)
         return 2
+    if not 0.0 <= a.box_jitter <= 0.5:
+        print("error: --box-jitter must be between 0 and 0.5", file=sys.stderr)
+        return 2
     if a.readable_glyphs is not None and not 0.0 < a.readable_glyphs <= 1.0:
         print("error: --readable-glyphs must be between 0 and 1", file=sys.stderr)
         return 2
@@ -292,7 +304,7 @@ def run_from_args(a) -> int:
             return 2
         r = build(Path(a.out), a.n_train, a.n_val, a.n_cls, a.n_cls_val, a.seed, a.workers, a.decks,
                   det_size=a.det_size, text_p=a.text_clutter, layout_weights=weights or None,
-                  readable_glyphs=a.readable_glyphs)
+                  readable_glyphs=a.readable_glyphs, box_jitter=a.box_jitter)
     except (RuntimeError, FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

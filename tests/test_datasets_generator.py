@@ -254,12 +254,13 @@ def test_readable_glyphs_labels_indices_cut_by_a_neighbour(tmp_path, pool):
     assert crops1 > crops0 and boxes1 > boxes0
     assert json.loads((tmp_path / "cut" / "build.json").read_text())["readable_glyphs"] == 0.5
     assert json.loads((tmp_path / "whole" / "build.json").read_text())["readable_glyphs"] is None
+    assert json.loads((tmp_path / "whole" / "build.json").read_text())["box_jitter"] == build.BOX_JITTER
 
 
 def test_cli_rejects_bad_layout_and_text_options():
     for extra, word in ((["--layout", "spiral=1"], "--layout"), (["--layout", "fan=x"], "--layout"),
                         (["--text-clutter", "2"], "--text-clutter"), (["--readable-glyphs", "0"], "--readable-glyphs"),
-                        (["--readable-glyphs", "1.5"], "--readable-glyphs")):
+                        (["--readable-glyphs", "1.5"], "--readable-glyphs"), (["--box-jitter", "-1"], "--box-jitter")):
         p = subprocess.run([sys.executable, "-m", "tableref", "dataset", "build", "--n-train", "0", *extra],
                            capture_output=True, text=True)
         assert p.returncode == 2 and word in p.stderr and "Traceback" not in p.stderr
