@@ -147,6 +147,22 @@ def test_unsure_readings_are_read_again_turned_and_sure_ones_are_kept(recognizer
     np.testing.assert_allclose(mixed[unsure], turned[unsure], atol=1e-5)
 
 
+def test_the_four_turn_vote_reads_each_crop_turned(recognizer):
+    """The turned readings (made on the stacked crops at once) are those of each crop turned on its own."""
+    from tableref.vision.crops import index_crop, to_classifier_input
+    from tableref.vision.detector import geometric_mean
+
+    img = cv2.imread(str(FIXTURES / "meld_and_duplicates.jpg"))
+    boxes, _ = recognizer.find_indices(img)
+    crops = [index_crop(img, b, size=recognizer.crop_size, margin=recognizer.crop_margin) for b in boxes[:6]]
+    once = recognizer._read_crops(crops)
+    each = [recognizer._read_crops([np.ascontiguousarray(np.rot90(c, k)) for c in crops]) for k in (1, 2, 3)]
+    np.testing.assert_allclose(recognizer._read_turned(crops, once.copy()), geometric_mean(np.stack([once, *each])),
+                               atol=1e-6)
+    assert np.array_equal(to_classifier_input(crops), to_classifier_input(np.stack(crops)))
+    assert to_classifier_input(np.zeros((0, 64, 64, 3), np.uint8)).shape == (0, 3, 64, 64)
+
+
 def test_still_unsure_readings_are_also_read_from_a_tighter_box(recognizer):
     """``tight_reread``: crops still unsure after the turned vote are read again from their box shrunk
     about its centre, and the two readings are averaged; sure crops keep their reading."""

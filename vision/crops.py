@@ -34,11 +34,12 @@ def index_crop(image: np.ndarray, box, size: int = CROP_SIZE, margin: float = CR
     return cv2.warpAffine(image, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
 
 
-def to_classifier_input(crops: list[np.ndarray]) -> np.ndarray:
-    """Stack BGR uint8 crops into the classifier's float32 NCHW RGB 0..1 batch."""
-    if not crops:
+def to_classifier_input(crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
+    """BGR uint8 crops (a list, or already stacked N×H×W×3) as the classifier's float32 NCHW RGB 0..1 batch."""
+    if len(crops) == 0:
         return np.zeros((0, 3, CROP_SIZE, CROP_SIZE), dtype=np.float32)
+    stacked = crops if isinstance(crops, np.ndarray) else np.stack(crops)
     # one conversion straight into NCHW RGB order, then scaled in place (the same values)
-    batch = np.stack(crops).transpose(0, 3, 1, 2)[:, ::-1].astype(np.float32, order="C")
+    batch = stacked.transpose(0, 3, 1, 2)[:, ::-1].astype(np.float32, order="C")
     batch /= 255.0
     return batch
