@@ -260,6 +260,13 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
     last, best = run_dir / "last.pt", run_dir / "best.pt"
     if init and not resume and not Path(init).exists():
         raise FileNotFoundError(f"initial weights {init} not found")
+    if resume and not last.exists():
+        raise FileNotFoundError(f"nothing to resume: {last} does not exist")
+    if head is not None and head not in HEADS:
+        raise ValueError(f"unknown classifier head {head!r}; one of {', '.join(HEADS)}")
+    # the checkpoint is read once: its head decides the net's, its weights start it
+    ck = torch.load(last, map_location="cpu", weights_only=False) if resume else None
+    init_state = ck["model"] if resume else (read_state(init) if init else None)
 
     xtr, ytr = load_split(data / "train")
     xva, yva = load_split(data / "val")
@@ -269,19 +276,12 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
     xva_t = torch.from_numpy(xva).permute(0, 3, 1, 2).contiguous()
     ytr_t, yva_t = torch.from_numpy(ytr), torch.from_numpy(yva)
 
-    if head is not None and head not in HEADS:
-        raise ValueError(f"unknown classifier head {head!r}; one of {', '.join(HEADS)}")
-    source = last if resume else (Path(init) if init else None)
-    init_state = read_state(source) if source is not None and source.exists() else None
     if init_state is not None and (resume or head is None):
         head = head_of(init_state)
     net = build_net(head=head or "pool")
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     start, best_acc, history = 0, 0.0, []
     if resume:
-        if not last.exists():
-            raise FileNotFoundError(f"nothing to resume: {last} does not exist")
-        ck = torch.load(last, map_location="cpu", weights_only=False)
         net.load_state_dict(ck["model"])
         opt.load_state_dict(ck["opt"])
         start, best_acc, history = ck["epoch"] + 1, ck.get("best_acc", 0.0), ck.get("history", [])
