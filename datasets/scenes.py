@@ -64,10 +64,10 @@ class Scene:
         their rank's and suit's ink is seen, boxed by that ink (as a whole-glyph partly covered index is)."""
         out = []
         for i in self.indices:
-            if not i.is_label(min_vis) and readable is not None and i.ink_box is not None and i.is_label(min_vis, readable):
+            if not i.is_label(min_vis):
+                if readable is None or i.ink_box is None or not i.is_label(min_vis, readable):
+                    continue
                 i = replace(i, box=i.ink_box)
-            elif not i.is_label(min_vis):
-                continue
             if i.height >= min_px and (i.box[2] - i.box[0]) >= 2 and (i.box[3] - i.box[1]) >= 2:
                 out.append(i)
         return out
