@@ -306,7 +306,7 @@ class CardRecognizer:
         """
         if len(boxes) == 0:
             return np.zeros((0, len(self.names)), dtype=np.float32)
-        crops = [index_crop(image, b, size=self.crop_size, margin=self.crop_margin) for b in boxes]
+        crops = np.stack([index_crop(image, b, size=self.crop_size, margin=self.crop_margin) for b in boxes])
         if tta is None and len(crops) <= self.config.tta_max_crops:
             tta = True
         if tta:
@@ -316,7 +316,7 @@ class CardRecognizer:
             return probs
         unsure = np.flatnonzero(probs.max(axis=1) < self.config.tta_uncertain)
         if len(unsure):
-            probs[unsure] = self._read_turned([crops[i] for i in unsure], probs[unsure])
+            probs[unsure] = self._read_turned(crops[unsure], probs[unsure])
         return self._read_tight(image, boxes, probs)
 
     def _read_tight(self, image: np.ndarray, boxes: np.ndarray, probs: np.ndarray) -> np.ndarray:
@@ -330,7 +330,7 @@ class CardRecognizer:
         b = np.asarray(boxes, np.float32)[unsure]
         centre, half = (b[:, :2] + b[:, 2:]) / 2, (b[:, 2:] - b[:, :2]) / 2 * f
         tight = np.concatenate([centre - half, centre + half], axis=1)
-        crops = [index_crop(image, t, size=self.crop_size, margin=self.crop_margin) for t in tight]
+        crops = np.stack([index_crop(image, t, size=self.crop_size, margin=self.crop_margin) for t in tight])
         again = self._read_turned(crops, self._read_crops(crops))
         probs[unsure] = geometric_mean(np.stack([probs[unsure], again]))
         return probs
@@ -351,10 +351,10 @@ class CardRecognizer:
             probs = e / e.sum(axis=1, keepdims=True)
         return probs
 
-    def _read_turned(self, crops: list[np.ndarray], probs: np.ndarray) -> np.ndarray:
+    def _read_turned(self, crops: list[np.ndarray] | np.ndarray, probs: np.ndarray) -> np.ndarray:
         """``probs`` of ``crops`` averaged (geometric mean) with their readings turned by 90°, 180°, 270°."""
         n = len(crops)
-        stack = np.stack(crops)     # turned all at once: no copy per crop and turn
+        stack = np.asarray(crops)   # turned all at once: no copy per crop and turn
         turned = self._read_crops(np.concatenate([np.rot90(stack, k, axes=(1, 2)) for k in (1, 2, 3)]))
         return geometric_mean(np.concatenate([probs, turned]).reshape(4, n, -1))
 
