@@ -216,6 +216,9 @@ def main(argv=None) -> int:
     p.add_argument("--models", help="models folder (default: the committed models)")
     p.add_argument("--json", help="also write the result here")
     p.add_argument("--no-diagnose", action="store_true", help="only the scores")
+    p.add_argument("--camera", action="store_true",
+                   help="read with a camera's settings (the live session's; default: a photo's, as "
+                        "`tableref detect` reads it, small indices enlarged further)")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                    help="change a RecognizerConfig field for this run, e.g. --set turned_pass=1")
     a = p.parse_args(argv)
@@ -234,7 +237,7 @@ def main(argv=None) -> int:
     sys.path.insert(0, str(ROOT))
     from tableref.vision.detector import CardRecognizer, ModelError, RecognizerConfig
 
-    config = RecognizerConfig()
+    config = RecognizerConfig() if a.camera else RecognizerConfig.for_photos()
     for item in a.set:
         field_name, _, value = item.partition("=")
         if not hasattr(config, field_name):

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from tableref import bench as speed  # noqa: E402
 from tableref.training import evaluation  # noqa: E402
-from tableref.vision.detector import CardRecognizer, RecognizerConfig  # noqa: E402
+from tableref.vision.detector import PHOTO_INDEX_PX, CardRecognizer, RecognizerConfig  # noqa: E402
 
 SECTION = "## Measured: real photos and speed"
 DEFAULT_REAL = ROOT.parent / "shared" / "data" / "real-photos-rank-only"
@@ -45,7 +45,10 @@ def section(real: dict | None, synth: dict | None, bench: dict | None, rec: Card
            f"Measured {when} by `scripts/measure_recognition.py` on {machine}; models {models}; "
            f"pipeline `vision.detector.CardRecognizer` with its default thresholds (detector "
            f"{rec.config.det_conf}, card {rec.config.min_card_confidence}), backend {rec.backend} "
-           f"({rec.backend_reason}). Rerun after every model "
+           f"({rec.backend_reason}); the photos and scenes are read with the settings for photos "
+           f"(`RecognizerConfig.for_photos`, as `tableref detect` reads them: indices under "
+           f"{PHOTO_INDEX_PX[0]:.0f} px read enlarged), the speed frames with a camera's (as the live "
+           f"session and `tableref bench-detect` read them). Rerun after every model "
            "export: `python scripts/measure_recognition.py --write`.", ""]
     if real:
         out += ["### Real photos, rank level (`../shared/data/real-photos-rank-only`)", "",
@@ -117,12 +120,13 @@ def main(argv=None) -> int:
     ap.add_argument("--label", default=None, help="describe the models measured (default: file names, version)")
     args = ap.parse_args(argv)
     rec = CardRecognizer(args.models, config=RecognizerConfig())
+    photos = CardRecognizer(args.models, config=RecognizerConfig.for_photos())
     real = synth = bench = None
     if args.real and Path(args.real).exists():
-        real = evaluation.evaluate_rank_photos(rec, args.real)
+        real = evaluation.evaluate_rank_photos(photos, args.real)
         print(evaluation.format_report("real photos", real), file=sys.stderr)
     if args.render:
-        synth = evaluation.evaluate_images(rec, evaluation.render_synthetic_scenes(args.render),
+        synth = evaluation.evaluate_images(photos, evaluation.render_synthetic_scenes(args.render),
                                            desc="rendered scenes")
         print(evaluation.format_report("synthetic scenes", synth), file=sys.stderr)
     if args.repeat:

@@ -204,3 +204,36 @@ def test_the_turned_pass_maps_its_boxes_back_onto_the_indices(recognizer):
     cards = rec.recognize(img)
     assert "turned" in rec.last_stats.passes and rec.last_stats.detector_runs >= 2
     assert Counter(c.card for c in cards) == Counter(t.label for t in truth(FIXTURES / "cards_apart.jpg"))
+
+
+def test_a_photo_is_read_enlarged_where_a_camera_frame_is_not():
+    """Small indices (here ~20 px at the detector's scale: the fan in a 1280x720 frame) are read in a
+    camera's frames at their scale (and turned), in a photo enlarged to about 32 px; same cards."""
+    from tableref.vision.detector import PHOTO_INDEX_PX, CardRecognizer, RecognizerConfig
+
+    img = cv2.imread(str(FIXTURES / "fan.jpg"))
+    h, w = img.shape[:2]
+    frame = np.empty((720, 1280, 3), np.uint8)
+    frame[:] = img[2, 2]
+    frame[(720 - h) // 2:(720 - h) // 2 + h, (1280 - w) // 2:(1280 - w) // 2 + w] = img
+    camera = CardRecognizer(threads=2)
+    photo = CardRecognizer(threads=2, config=RecognizerConfig.for_photos())
+    assert photo.index_px_min == PHOTO_INDEX_PX[0] > camera.index_px_min
+    seen = camera.recognize(frame)
+    assert camera.last_stats.passes == ["full@0.500", "turned"]
+    read = photo.recognize(frame)
+    first, second = photo.last_stats.passes
+    assert first == "full@0.500" and second.startswith("1x@") and float(second[3:]) > 0.7
+    expected = Counter(t.label for t in truth(FIXTURES / "fan.jpg"))
+    assert Counter(c.card for c in read) == expected == Counter(c.card for c in seen)
+
+
+def test_detect_and_evaluate_read_photos_and_bench_reads_a_camera_frame(monkeypatch, tmp_path):
+    from tableref.cli import vision as cli_vision
+
+    asked = []
+    monkeypatch.setattr(cli_vision, "load_recognizer", lambda *a, photos=False, **k: asked.append(photos))
+    main(["detect", str(FIXTURES / "fan.jpg")])
+    main(["evaluate", "--real", str(tmp_path)])
+    main(["bench-detect", str(FIXTURES / "fan.jpg")])
+    assert asked == [True, True, False]

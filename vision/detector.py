@@ -84,6 +84,16 @@ def geometric_mean(readings: np.ndarray) -> np.ndarray:
     out = np.exp(np.log(np.clip(readings, 1e-6, 1.0)).mean(axis=0))
     return out / out.sum(axis=1, keepdims=True)
 
+# a photo is read once and nobody waits for the next frame: where its indices come out under
+# PHOTO_INDEX_PX[0] px at the detector's scale it is read again enlarged to about PHOTO_INDEX_PX[1]
+# px (``RecognizerConfig.for_photos``). A camera's frames keep the faster band of recognition.json
+# (16-20 px). In tight fans the indices read at ~20 px are missed more often: the real 720p
+# fanned frame gives 44 of 51 cards at 20 px and 48 at 32 px (as the 1200 px photo of it), for
+# about 40 % more time; the 296 real rank-only photos read the same (their indices are larger).
+PHOTO_INDEX_PX = (28.0, 32.0)
+# ... and read in one piece up to this many pixels (a 1080p photo enlarged), not in tiles
+PHOTO_RECT_PIXELS = 2_200_000
+
 
 @dataclass
 class RecognizerConfig:
@@ -125,6 +135,14 @@ class RecognizerConfig:
     # "auto": OpenVINO where installed and checked on these models, else ONNX Runtime; "onnxruntime";
     # "openvino". The environment variable TABLEREF_BACKEND sets the default (the live session too).
     backend: str = field(default_factory=lambda: os.environ.get("TABLEREF_BACKEND", "auto") or "auto")
+
+    @classmethod
+    def for_photos(cls, **changes) -> "RecognizerConfig":
+        """The settings for single photos (``tableref detect``, ``tableref evaluate``): small indices
+        are read enlarged further than in a camera's frames (``PHOTO_INDEX_PX``); ``changes`` set
+        any other field."""
+        return cls(**{"index_px_min": PHOTO_INDEX_PX[0], "index_px_target": PHOTO_INDEX_PX[1],
+                      "max_rect_pixels": PHOTO_RECT_PIXELS, **changes})
 
 
 @dataclass

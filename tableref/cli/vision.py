@@ -1,8 +1,9 @@
 """``tableref detect``, ``tableref evaluate`` and ``tableref bench-detect``: card recognition.
 
 ``tableref detect [--json] [--annotate OUT.jpg] IMAGE...``
-    Recognises the face-up cards in each image. With ``--json`` prints one JSON
-    object per image per line::
+    Recognises the face-up cards in each image, read as a photo (small indices are
+    read enlarged further than in a camera's frames: ``RecognizerConfig.for_photos``).
+    With ``--json`` prints one JSON object per image per line::
 
         {"image": path, "width": w, "height": h, "ms": processing_ms,
          "cards": [{"card": "10H", "confidence": 0.97, "box": [x1, y1, x2, y2],
@@ -37,7 +38,9 @@ EXIT_NO_MODEL = 2
 
 def register(sub) -> None:
     p = sub.add_parser("detect", help="recognise the cards in images",
-                       description="Recognise the face-up cards in images (corner-index detector + classifier).")
+                       description="Recognise the face-up cards in images (corner-index detector + classifier). "
+                                   "Each image is read as a photo: small indices are read enlarged, which takes "
+                                   "longer than a camera's frame in the live session.")
     p.add_argument("images", nargs="+", metavar="IMAGE", help="image files (JPEG, PNG, ...)")
     p.add_argument("--json", action="store_true", help="one JSON object per image per line")
     p.add_argument("--annotate", metavar="OUT.jpg",
@@ -138,14 +141,18 @@ def write_image(path: str, image) -> None:
 
 
 def load_recognizer(models: str | None, threads: int = 2, min_confidence: float | None = None,
-                    precision: str = "auto", backend: str = "auto"):
-    """A CardRecognizer, or print a clear message and return None."""
+                    precision: str = "auto", backend: str = "auto", photos: bool = False):
+    """A CardRecognizer, or print a clear message and return None.
+
+    ``photos``: the settings for single photos (``RecognizerConfig.for_photos``: small indices read
+    enlarged further); else a camera's (what the live session and ``bench-detect`` use).
+    """
     try:
         from tableref.vision.detector import CardRecognizer, ModelError, RecognizerConfig
     except ImportError as exc:  # e.g. onnxruntime missing
         print(f"error: card recognition is unavailable: {exc}", file=sys.stderr)
         return None
-    cfg = RecognizerConfig(precision=precision)
+    cfg = RecognizerConfig.for_photos(precision=precision) if photos else RecognizerConfig(precision=precision)
     if backend != "auto":   # "auto": RecognizerConfig's default (TABLEREF_BACKEND where set)
         cfg.backend = backend
     if min_confidence is not None:
@@ -171,7 +178,8 @@ def _table(path, w, h, ms, cards) -> str:
 
 
 def run_detect(args) -> int:
-    rec = load_recognizer(args.models, args.threads, args.min_confidence, args.precision, args.backend)
+    rec = load_recognizer(args.models, args.threads, args.min_confidence, args.precision, args.backend,
+                          photos=True)
     if rec is None:
         return EXIT_NO_MODEL
     rec.warmup()
@@ -191,7 +199,7 @@ def run_detect(args) -> int:
         h, w = img.shape[:2]
         if (w, h) not in warm_sizes:
             # the first run at a new input shape is slow (memory planning): warm up at this
-            # frame size, so the time printed is what every further frame of a camera takes
+            # frame size, so the time printed is what every further photo of this size takes
             rec.warmup((w, h))
             warm_sizes.add((w, h))
         t0 = time.perf_counter()
@@ -228,7 +236,7 @@ def run_evaluate(args) -> int:
         else:
             print("error: give --real DIR and/or --synthetic DIR", file=sys.stderr)
             return 2
-    rec = load_recognizer(args.models, 2, args.min_confidence, args.precision, args.backend)
+    rec = load_recognizer(args.models, 2, args.min_confidence, args.precision, args.backend, photos=True)
     if rec is None:
         return EXIT_NO_MODEL
     results = {}
