@@ -124,7 +124,8 @@ def evaluate(rec, image: np.ndarray, labels: list[dict], diagnose: bool = True) 
     n_lab, n_found = len(by_card), sum(found.values())
     res = {"labelled": n_lab, "found": n_found, "reported": len(cards), "correct": int(sum(correct)),
            "recall": n_found / n_lab, "precision": (sum(correct) / len(cards)) if cards else None,
-           "per_hand": per_hand, "wrong": wrong, "passes": list(rec.last_stats.passes), "missed": {}}
+           "per_hand": per_hand, "wrong": wrong, "passes": list(rec.last_stats.passes),
+           "index_px_min": rec.index_px_min, "missed": {}}
     if not diagnose:
         return res
     # why: the pipeline's own boxes and readings, a low-threshold detector pass, and the labelled box read
@@ -184,8 +185,8 @@ def report(res: dict) -> str:
     out = [f"fanned deal: recall {res['found']}/{res['labelled']} = {100 * res['recall']:.1f} %, "
            f"precision {res['correct']}/{res['reported']} = "
            f"{100 * res['precision']:.1f} %" if res["precision"] is not None else "no cards reported",
-           f"passes: {', '.join(res['passes'])} (read as a {res.get('read_as', 'photo')}: indices under "
-           f"{res.get('index_px_min', 0):.0f} px read enlarged)", "", "| hand | labelled | found | recall | reported | correct | precision | missed |",
+           f"passes: {', '.join(res['passes'])} (read as a {res['read_as']}: indices under "
+           f"{res['index_px_min']:.0f} px read enlarged)", "", "| hand | labelled | found | recall | reported | correct | precision | missed |",
            "|---|---|---|---|---|---|---|---|"]
     for hnd in ("top", "middle-left", "middle-right", "bottom"):
         d = res["per_hand"].get(hnd)
@@ -259,7 +260,7 @@ def main(argv=None) -> int:
     h, w = image.shape[:2]
     labels = load_labels(lab_path, h, h, (w - h) / 2, 0) if a.frame720 else load_labels(lab_path, w, h)
     res = evaluate(rec, image, labels, diagnose=not a.no_diagnose)
-    res.update(read_as="camera frame" if a.camera else "photo", index_px_min=rec.index_px_min)
+    res["read_as"] = "camera frame" if a.camera else "photo"
     print(report(res))
     if a.json:
         Path(a.json).write_text(json.dumps(res, indent=1))

@@ -84,6 +84,7 @@ def geometric_mean(readings: np.ndarray) -> np.ndarray:
     out = np.exp(np.log(np.clip(readings, 1e-6, 1.0)).mean(axis=0))
     return out / out.sum(axis=1, keepdims=True)
 
+
 # a photo is read once and nobody waits for the next frame: where its indices come out under
 # PHOTO_INDEX_PX[0] px at the detector's scale it is read again enlarged to about PHOTO_INDEX_PX[1]
 # px (``RecognizerConfig.for_photos``). A camera's frames keep the faster band of recognition.json
