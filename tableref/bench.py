@@ -144,7 +144,7 @@ def benchmark(rec, frames, repeat: int = 15, warmup: int = 2) -> dict:
                  "ms_median": statistics.median(times), "ms_p90": float(np.percentile(times, 90)),
                  "cpu_ms_median": statistics.median(cpu), "ms_min": times[0], "cards_reported": len(cards),
                  "passes": list(rec.last_stats.passes), "detector_runs": rec.last_stats.detector_runs,
-                 "indices": rec.last_stats.indices, "backend": getattr(rec, "backend", "onnxruntime")}
+                 "runs_side_by_side": rec.last_stats.runs_side_by_side, "indices": rec.last_stats.indices, "backend": getattr(rec, "backend", "onnxruntime")}
         entry.update({k: statistics.median(v) for k, v in stages.items()})
         if isinstance(truths, int):
             entry["cards_in_frame"] = truths
@@ -203,6 +203,7 @@ def format_bench(res: dict, threads: int) -> str:
              "the detector's input pictures (cut, resized, converted: grows with the pixels read) and per card = "
              "decoding, NMS, crops, assembly, outlines (CPU)"]
     for name, e in res.items():
+        side = f", {e['runs_side_by_side']} side by side" if e.get("runs_side_by_side") else ""
         cards = f"{e['cards_reported']} cards"
         if "cards_found" in e:
             cards = f"cards {e['cards_found']}/{e['cards_in_frame']} found, {e['cards_correct']}/{e['cards_reported']} correct"
@@ -212,6 +213,6 @@ def format_bench(res: dict, threads: int) -> str:
                      f"classifier {e['ms_classify']:4.0f}  assembly {e['ms_assembly']:4.1f}  outlines {e['ms_outlines']:4.1f}"
                      f"  | nets {e['ms_detector_net']:.0f}+{e['ms_classifier_net']:.0f}  other {e['ms_non_network']:4.1f}"
                      f" (CPU {e['cpu_ms_non_network']:4.1f}: views {e['cpu_ms_views']:4.1f}, per card {e['cpu_ms_per_card']:4.1f})"
-                     f"  | CPU {e['cpu_ms_median']:.0f}  {e['detector_runs']} detector run(s): {' '.join(e['passes'])}; "
+                     f"  | CPU {e['cpu_ms_median']:.0f}  {e['detector_runs']} detector run(s){side}: {' '.join(e['passes'])}; "
                      f"{e['indices']} indices; {cards}")
     return "\n".join(lines)

@@ -206,6 +206,28 @@ def test_the_turned_pass_maps_its_boxes_back_onto_the_indices(recognizer):
     assert Counter(c.card for c in cards) == Counter(t.label for t in truth(FIXTURES / "cards_apart.jpg"))
 
 
+def test_a_camera_frame_read_turned_like_the_last_runs_both_passes_side_by_side():
+    """A frame the size of the last one, which was read turned too, runs the full and the turned
+    detector passes side by side (one core each): the same boxes and cards as one after the other."""
+    from tableref.vision.detector import CardRecognizer, letterbox_view
+
+    img = cv2.imread(str(FIXTURES / "fan.jpg"))
+    rec = CardRecognizer(threads=2)
+    first = rec.recognize(img)
+    assert rec.last_stats.passes[-1] == "turned" and rec.last_stats.runs_side_by_side == 0
+    second = rec.recognize(img)
+    assert rec.last_stats.runs_side_by_side == 2 and rec.last_stats.detector_runs == 2
+    assert [(c.card, c.confidence) for c in second] == [(c.card, c.confidence) for c in first]
+    h, w = img.shape[:2]
+    view = letterbox_view(w, h, rec.imgsz, rect_stride=rec.rect_stride)
+    (plain, s1), (turned, s2) = rec.detect_full_and_turned(img, view)
+    for got, want in ((plain, rec.detect_view(img, view)), (turned, rec.detect_view(img, view, turned=True))):
+        np.testing.assert_array_equal(got, want[0])
+    # a frame of another size is read one pass after the other again (nothing to go by)
+    rec.recognize(cv2.resize(img, None, fx=0.9, fy=0.9))
+    assert rec.last_stats.runs_side_by_side == 0
+
+
 def test_a_photo_is_read_enlarged_where_a_camera_frame_is_not():
     """Small indices (here ~20 px at the detector's scale: the fan in a 1280x720 frame) are read in a
     camera's frames at their scale (and turned), in a photo enlarged to about 32 px; same cards."""

@@ -126,7 +126,10 @@ class Network:
     def __init__(self, path: Path, threads: int, backend: str = "onnxruntime"):
         self.path = Path(path)
         self.backend = backend
+        self.threads = threads
         self._blobs: dict[tuple[int, int], np.ndarray] = {}
+        self._solo = None       # a one-thread copy of the session and a worker per thread (run_together)
+        self._workers = None
         self._blob_params = _image_blob_params()
         try:
             if backend == "openvino":
@@ -139,6 +142,13 @@ class Network:
             raise ModelError(f"cannot load model {path} in {backend}: {exc}") from exc
 
     def _load_onnxruntime(self, threads: int) -> None:
+        sess = self._onnxruntime_session(threads)
+        inp = sess.get_inputs()[0]
+        self.input_name, self.input_shape = inp.name, list(inp.shape)
+        self._run = lambda x: sess.run(None, {inp.name: x})[0]
+        self.session = sess
+
+    def _onnxruntime_session(self, threads: int):
         import onnxruntime as ort
 
         opts = ort.SessionOptions()
@@ -150,11 +160,7 @@ class Network:
         # between runs share the same two cores (spinning doubled the classifier's CPU time)
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.log_severity_level = 3
-        sess = ort.InferenceSession(str(self.path), sess_options=opts, providers=["CPUExecutionProvider"])
-        inp = sess.get_inputs()[0]
-        self.input_name, self.input_shape = inp.name, list(inp.shape)
-        self._run = lambda x: sess.run(None, {inp.name: x})[0]
-        self.session = sess
+        return ort.InferenceSession(str(self.path), sess_options=opts, providers=["CPUExecutionProvider"])
 
     def _load_openvino(self, threads: int) -> None:
         import openvino as ov
@@ -178,21 +184,40 @@ class Network:
     def run(self, x: np.ndarray) -> np.ndarray:
         return self._run(x)
 
-    def image_blob(self, image: np.ndarray) -> np.ndarray:
+    def run_together(self, xs: list[np.ndarray]) -> list[np.ndarray]:
+        """:meth:`run` on several inputs at once, each on one core (the same outputs, bit for bit).
+
+        A small network divides one run between two cores badly (the detector on a 720p frame:
+        27 ms on one thread, 21 ms on two), so two runs side by side, one thread each, finish
+        sooner than one after the other. With ONNX Runtime and at least two threads; otherwise the
+        runs go one after the other."""
+        if self.backend != "onnxruntime" or self.threads < 2 or len(xs) < 2:
+            return [self.run(x) for x in xs]
+        if self._solo is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            sess = self._onnxruntime_session(1)
+            name = self.input_name
+            self._solo = lambda x: sess.run(None, {name: x})[0]
+            self._workers = ThreadPoolExecutor(self.threads, thread_name_prefix="tableref-net")
+        return list(self._workers.map(self._solo, xs))
+
+    def image_blob(self, image: np.ndarray, slot: int = 0) -> np.ndarray:
         """One BGR uint8 picture (H, W, 3) as the model's float32 NCHW RGB 0..1 input.
 
         OpenCV does the channel swap, transpose and scaling in one pass, into a buffer kept for
         the next picture of this size (a new 20 MB array per enlarged 720p view cost more in page
-        faults than the conversion itself). The blob is valid until the next call.
+        faults than the conversion itself). The blob is valid until the next call with the same
+        ``slot`` and picture size (pictures converted to be run together take different slots).
         """
         import cv2
 
         h, w = image.shape[:2]
-        buf = self._blobs.get((h, w))
+        buf = self._blobs.get((h, w, slot))
         if buf is None:
             if len(self._blobs) >= 4:
                 self._blobs.clear()
-            buf = self._blobs[(h, w)] = np.empty((1, 3, h, w), np.float32)
+            buf = self._blobs[(h, w, slot)] = np.empty((1, 3, h, w), np.float32)
         return cv2.dnn.blobFromImageWithParams(image, buf, self._blob_params)
 
 
