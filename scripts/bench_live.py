@@ -21,7 +21,9 @@ Uses a simulated 1280x720 hand (``tableref simulate``; cached in ``--work``):
 
 3. **Analysed frames/s as ``tableref watch`` runs** (``--watch-rate``): the table session's own
    camera thread on a folder of 30 copies of a real full-table frame
-   (``../shared/data/real-table/fanned-deal-1280x720.jpg``, or ``--image``) and on the demo clip,
+   (``../shared/data/real-table/fanned-deal-1280x720.jpg``, or ``--image``), on 30 copies that each
+   carry their own noise (``--noise``: a still camera's frames are never exactly alike, and the
+   session keeps the readings of indices whose picture did not change), and on the demo clip,
    read as fast as it can (start-up excluded: from the first analysed frame to the last).
 
 Run it on a quiet machine; the numbers go into docs/live.md (the load average is printed beside them).
@@ -122,13 +124,26 @@ def watch_rate(source: str, game: str, players: list[str], frames: int | None = 
             "ms_per_frame_ewma": round(s.ms_per_frame, 1)}
 
 
-def real_frame_folder(image: str, copies: int) -> str:
+def real_frame_folder(image: str, copies: int, noise: float = 0.0) -> str:
+    """A folder of ``copies`` copies of ``image``; with ``noise``, each copy gets its own sensor-like
+    noise (Gaussian, that many grey levels) and is saved again as a JPEG, as a still camera's frames
+    differ from one another."""
     import shutil
     import tempfile
 
+    import cv2
+    import numpy as np
+
     d = Path(tempfile.mkdtemp(prefix="tableref-watch-"))
+    if noise <= 0:
+        for i in range(copies):
+            shutil.copy(image, d / f"frame{i:04d}{Path(image).suffix}")
+        return str(d)
+    img = cv2.imread(image, cv2.IMREAD_COLOR)
+    rng = np.random.default_rng(0)
     for i in range(copies):
-        shutil.copy(image, d / f"frame{i:04d}{Path(image).suffix}")
+        frame = np.clip(img + rng.normal(0.0, noise, img.shape), 0, 255).astype(np.uint8)
+        cv2.imwrite(str(d / f"frame{i:04d}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 85])
     return str(d)
 
 
@@ -198,6 +213,9 @@ def main(argv=None) -> int:
                     help="only: analysed frames/s of the session on copies of a real table frame and on the demo")
     ap.add_argument("--image", default=str(ROOT.parent / "shared" / "data" / "real-table" / "fanned-deal-1280x720.jpg"))
     ap.add_argument("--copies", type=int, default=30)
+    ap.add_argument("--noise", type=float, default=4.0, metavar="SIGMA",
+                    help="--watch-rate also reads copies that each carry their own noise of SIGMA grey levels, "
+                         "saved again as JPEG (a still camera; 0: only the exact copies; default 4)")
     args = ap.parse_args(argv)
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "n/a"
     if args.watch_rate:
@@ -205,6 +223,9 @@ def main(argv=None) -> int:
         sources = []
         if Path(args.image).exists():
             sources.append((f"{args.copies} copies of {Path(args.image).name}", real_frame_folder(args.image, args.copies)))
+            if args.noise > 0:
+                sources.append((f"{args.copies} copies of {Path(args.image).name}, each with noise of "
+                                f"{args.noise:g} grey levels", real_frame_folder(args.image, args.copies, args.noise)))
         else:
             print(f"(no {args.image}: the real-frame run is skipped)")
         sources.append(("the demo clip" if not args.video else args.video, args.video or "demo"))

@@ -228,6 +228,52 @@ def test_a_camera_frame_read_turned_like_the_last_runs_both_passes_side_by_side(
     assert rec.last_stats.runs_side_by_side == 0
 
 
+def test_a_camera_reuses_the_readings_of_unchanged_indices_and_reads_changed_ones_again():
+    """``reuse_readings``: an index whose picture is as in the last frame keeps its reading; one
+    painted over with another card's index is read again; either way the readings are those of
+    reading the frame afresh."""
+    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+
+    img = cv2.imread(str(FIXTURES / "cards_apart.jpg"))
+    plain = CardRecognizer(threads=2)
+    camera = CardRecognizer(threads=2, config=RecognizerConfig(reuse_readings=True))
+    first = camera.read_indices(img)
+    assert camera.last_stats.readings_reused == 0 and len(first) >= 10
+    again = camera.read_indices(img)
+    assert camera.last_stats.readings_reused == camera.last_stats.indices == len(first)
+    # the two indices of one card painted over with another card's index
+    names = [camera.names[int(r.probs.argmax())] for r in first]
+    donor = next(r for r, n in zip(first, names) if n != names[0])
+    x1, y1, x2, y2 = (int(round(v)) for v in donor.box)
+    patch = img[y1:y2, x1:x2]
+    changed = img.copy()
+    for r, n in zip(first, names):
+        if n == names[0]:
+            a1, b1, a2, b2 = (int(round(v)) for v in r.box)
+            changed[b1:b2, a1:a2] = cv2.resize(patch, (a2 - a1, b2 - b1))
+    painted = sum(n == names[0] for n in names)
+    now = camera.read_indices(changed)
+    fresh = plain.read_indices(changed)
+    assert camera.last_stats.readings_reused <= len(first) - painted
+    assert [r.box for r in now] == [r.box for r in fresh]
+    np.testing.assert_allclose(np.stack([r.probs for r in now]), np.stack([r.probs for r in fresh]), atol=1e-3)
+    assert [r.probs.argmax() for r in again] == [r.probs.argmax() for r in first]
+
+
+def test_noise_does_not_count_as_a_changed_index_but_another_glyph_does():
+    from tableref.vision.crops import index_crop
+    from tableref.vision.detector import reading_unchanged
+
+    img = cv2.imread(str(FIXTURES / "cards_apart.jpg"))
+    boxes = [(530, 382, 556, 422), (549, 157, 577, 191), (437, 248, 460, 286)]   # 3S, AD, QS
+    crops = np.stack([index_crop(img, b) for b in boxes])
+    rng = np.random.default_rng(1)
+    noisy = np.clip(img + rng.normal(0, 6, img.shape), 0, 255).astype(np.uint8)
+    assert reading_unchanged(crops, np.stack([index_crop(noisy, b) for b in boxes])).all()
+    assert not reading_unchanged(crops, crops[[1, 2, 0]]).any()
+    assert reading_unchanged(crops[:0], crops[:0]).shape == (0,)
+
+
 def test_a_photo_is_read_enlarged_where_a_camera_frame_is_not():
     """Small indices (here ~20 px at the detector's scale: the fan in a 1280x720 frame) are read in a
     camera's frames at their scale (and turned), in a photo enlarged to about 32 px; same cards."""

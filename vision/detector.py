@@ -33,7 +33,7 @@ import numpy as np
 from tableref.vision.assembly import IndexGeometry, IndexReading, assemble
 from tableref.vision.crops import CROP_MARGIN, CROP_SIZE, index_crop, to_classifier_input
 from tableref.vision.decoding import decode_yolo, nms
-from tableref.vision.geometry import box_size
+from tableref.vision.geometry import box_size, pairwise_overlap
 from tableref.vision.outlines import merge_outline_cards
 from tableref.vision.runtime import ModelError, default_models_dir, int8_variant
 from tableref.vision.runtime import Network, choose_backend
@@ -85,6 +85,30 @@ def geometric_mean(readings: np.ndarray) -> np.ndarray:
     return out / out.sum(axis=1, keepdims=True)
 
 
+# ``reuse_readings``: an index box of this frame takes the reading of the last frame's box it
+# overlaps most, if their IoU is at least REUSE_IOU and the picture inside the old box is unchanged:
+# the crop there and the crop that was read, each averaged down to REUSE_SIDE x REUSE_SIDE (sensor
+# noise averages out, a glyph of another rank or suit does not), differ nowhere by more than
+# REUSE_MAX_DIFF grey levels in any colour
+REUSE_IOU = 0.6
+REUSE_SIDE = 16
+REUSE_MAX_DIFF = 24
+
+
+def reading_unchanged(read: np.ndarray, now: np.ndarray) -> np.ndarray:
+    """For crops (N, S, S, 3) uint8 that were read and crops cut at the same boxes now: whether the
+    picture is the same up to noise (see REUSE_MAX_DIFF)."""
+    if len(read) == 0:
+        return np.zeros(0, bool)
+    n, side = read.shape[0], read.shape[1]
+    f = side // REUSE_SIDE
+
+    def small(c):
+        return c.reshape(n, REUSE_SIDE, f, REUSE_SIDE, f, 3).mean(axis=(2, 4), dtype=np.float32)
+
+    return np.abs(small(read) - small(now)).max(axis=(1, 2, 3)) <= REUSE_MAX_DIFF
+
+
 # a photo is read once and nobody waits for the next frame: where its indices come out under
 # PHOTO_INDEX_PX[0] px at the detector's scale it is read again enlarged to about PHOTO_INDEX_PX[1]
 # px (``RecognizerConfig.for_photos``). A camera's frames keep the faster band of recognition.json
@@ -132,6 +156,10 @@ class RecognizerConfig:
     # fraction about its centre (at 4 turns), and the two readings averaged: in a tight fan the square
     # crop holds the neighbours' ranks and suits, the tighter one less of them (0 = never)
     tight_reread: float = 0.7
+    # video from a fixed camera: an index found where one was read in the last frame, whose picture
+    # there has not changed since (``reading_unchanged``), keeps that reading instead of being read
+    # again (False: every frame is read afresh; photos, benchmarks of one frame)
+    reuse_readings: bool = False
     precision: str = "auto"         # "auto": int8 copies where valid, else float; "fp32"; "int8"
     # "auto": OpenVINO where installed and checked on these models, else ONNX Runtime; "onnxruntime";
     # "openvino". The environment variable TABLEREF_BACKEND sets the default (the live session too).
@@ -153,6 +181,7 @@ class RecognitionStats:
     passes: list[str] = field(default_factory=list)
     detector_runs: int = 0
     runs_side_by_side: int = 0      # of those, run two at a time (one core each)
+    readings_reused: int = 0        # indices that kept the last frame's reading (``reuse_readings``)
     indices: int = 0
     ms_detect: float = 0.0          # finding the index boxes: views, detector network, decoding, NMS
     ms_classify: float = 0.0        # reading them: crops and classifier network
@@ -200,6 +229,7 @@ class CardRecognizer:
         self.config = config or RecognizerConfig()
         self._scale_memo = None   # (frame size, views, frames left) with config.reuse_scale_frames
         self._turned_size = None  # the size (w, h) of the last frame, if it was read turned too
+        self._readings = None     # reuse_readings: (frame size, boxes, crops read, probabilities) of the last frame
         self._canvas = ViewCanvas()
         spec_path = self.models_dir / "recognition.json"
         if not spec_path.exists():
@@ -349,9 +379,17 @@ class CardRecognizer:
         """
         if len(boxes) == 0:
             return np.zeros((0, len(self.names)), dtype=np.float32)
-        crops = np.stack([index_crop(image, b, size=self.crop_size, margin=self.crop_margin) for b in boxes])
+        crops = self._crops(image, boxes)
         if tta is None and len(crops) <= self.config.tta_max_crops:
             tta = True
+        return self._classify_crops(image, boxes, crops, tta)
+
+    def _crops(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        return np.stack([index_crop(image, b, size=self.crop_size, margin=self.crop_margin) for b in boxes])
+
+    def _classify_crops(self, image: np.ndarray, boxes: np.ndarray, crops: np.ndarray, tta: bool | None) -> np.ndarray:
+        """:meth:`classify` of ``crops`` cut at ``boxes``; ``tta`` True (every crop at four turns),
+        None (the unsure ones) or False (one reading)."""
         if tta:
             return self._read_tight(image, boxes, self._read_turned(crops, self._read_crops(crops)))
         probs = self._read_crops(crops)
@@ -361,6 +399,42 @@ class CardRecognizer:
         if len(unsure):
             probs[unsure] = self._read_turned(crops[unsure], probs[unsure])
         return self._read_tight(image, boxes, probs)
+
+    def _classify_reusing(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """:meth:`classify`, but an index whose picture is unchanged since the last frame keeps the
+        reading it got then (``reuse_readings``; see :func:`reading_unchanged`). The crops kept are
+        those that were read, so a picture that drifts slowly is read again once it has drifted."""
+        h, w = image.shape[:2]
+        n = len(boxes)
+        memo, self._readings = self._readings, None
+        if n == 0:
+            return np.zeros((0, len(self.names)), dtype=np.float32)
+        crops = self._crops(image, boxes)
+        tta = True if n <= self.config.tta_max_crops else None   # as if all were read now
+        probs = np.zeros((n, len(self.names)), dtype=np.float32)
+        kept = crops.copy()
+        src = np.full(n, -1)
+        if memo is not None and memo[0] == (w, h) and len(memo[1]):
+            _, old_boxes, old_crops, old_probs = memo
+            iou, _ = pairwise_overlap(boxes, old_boxes)
+            best = iou.argmax(axis=1)
+            near = np.flatnonzero(iou[np.arange(n), best] >= REUSE_IOU)
+            if len(near):
+                j = best[near]
+                same = reading_unchanged(old_crops[j], self._crops(image, old_boxes[j]))
+                src[near[same]] = j[same]
+        reused = np.flatnonzero(src >= 0)
+        kept_boxes = np.asarray(boxes, np.float32).copy()
+        if len(reused):
+            probs[reused] = old_probs[src[reused]]
+            kept[reused] = old_crops[src[reused]]
+            kept_boxes[reused] = old_boxes[src[reused]]      # where those crops were cut
+        fresh = np.flatnonzero(src < 0)
+        if len(fresh):
+            probs[fresh] = self._classify_crops(image, boxes[fresh], crops[fresh], tta)
+        self.last_stats.readings_reused = len(reused)
+        self._readings = ((w, h), kept_boxes, kept, probs.copy())
+        return probs
 
     def _read_tight(self, image: np.ndarray, boxes: np.ndarray, probs: np.ndarray) -> np.ndarray:
         """Crops still unsure read again from a tighter box (``tight_reread``), averaged with ``probs``."""
@@ -519,7 +593,7 @@ class CardRecognizer:
         t0 = time.perf_counter()
         boxes, scores = self.find_indices(image)
         t1 = time.perf_counter()
-        probs = self.classify(image, boxes)
+        probs = self._classify_reusing(image, boxes) if self.config.reuse_readings else self.classify(image, boxes)
         t2 = time.perf_counter()
         self.last_stats.ms_detect = (t1 - t0) * 1000
         self.last_stats.ms_classify = (t2 - t1) * 1000
