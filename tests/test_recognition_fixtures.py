@@ -260,6 +260,58 @@ def test_a_camera_reuses_the_readings_of_unchanged_indices_and_reads_changed_one
     assert [r.probs.argmax() for r in again] == [r.probs.argmax() for r in first]
 
 
+def test_a_camera_reuses_the_boxes_of_unchanged_views_and_runs_the_detector_on_changed_ones():
+    """``reuse_views``: a frame like the last (up to noise) keeps the boxes found in its views; a
+    frame with cards covered is read afresh, as a recogniser without a memory reads it."""
+    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+
+    img = cv2.imread(str(FIXTURES / "fan.jpg"))
+    camera = CardRecognizer(threads=2, config=RecognizerConfig(reuse_views=True))
+    plain = CardRecognizer(threads=2)
+    first = camera.recognize(img)
+    assert camera.last_stats.views_reused == 0 and camera.last_stats.detector_runs == 2   # full, turned
+    rng = np.random.default_rng(2)
+    noisy = np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
+    again = camera.recognize(noisy)
+    assert camera.last_stats.views_reused == 2 and camera.last_stats.detector_runs == 0
+    assert sorted(c.card for c in again) == sorted(c.card for c in first)
+    covered = img.copy()
+    h, w = img.shape[:2]
+    covered[:, w // 2:] = img[2, 2]            # half the hand taken away
+    now = camera.recognize(covered)
+    assert camera.last_stats.views_reused == 0 and camera.last_stats.detector_runs == 2
+    assert [(c.card, c.confidence) for c in now] == [(c.card, c.confidence) for c in plain.recognize(covered)]
+    assert len(now) < len(first)
+
+
+def test_only_the_tiles_a_change_touches_are_read_again():
+    """A table read enlarged in tiles (as the Marriage count is): when one of four hands is taken
+    away, the detector runs again on the tiles that show it, and the cards are those of reading the
+    frame afresh."""
+    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+
+    img = cv2.imread(str(FIXTURES / "fan.jpg"))
+    frame = np.empty((720, 1280, 3), np.uint8)
+    frame[:] = img[2, 2]
+    small = cv2.resize(img, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    h, w = small.shape[:2]
+    for y, x in ((40, 40), (40, 700), (380, 40), (380, 700)):
+        frame[y:y + h, x:x + w] = small
+    setup = dict(index_px_min=22.0, index_px_target=26.0, max_rect_pixels=0, reuse_scale_frames=4)
+    camera = CardRecognizer(threads=2, config=RecognizerConfig(reuse_views=True, **setup))
+    plain = CardRecognizer(threads=2, config=RecognizerConfig(**setup))
+    for rec in (camera, plain):
+        rec.recognize(frame)
+    tiles = len(camera.last_stats.passes) and int(camera.last_stats.passes[1].split("x@")[0])
+    assert tiles >= 4
+    changed = frame.copy()
+    changed[380:380 + h, 700:700 + w] = img[2, 2]
+    now = camera.recognize(changed)
+    assert 0 < camera.last_stats.detector_runs < tiles
+    assert camera.last_stats.views_reused == tiles - camera.last_stats.detector_runs
+    assert [(c.card, c.confidence) for c in now] == [(c.card, c.confidence) for c in plain.recognize(changed)]
+
+
 def test_noise_does_not_count_as_a_changed_index_but_another_glyph_does():
     from tableref.vision.crops import index_crop
     from tableref.vision.detector import reading_unchanged

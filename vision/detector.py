@@ -109,6 +109,27 @@ def reading_unchanged(read: np.ndarray, now: np.ndarray) -> np.ndarray:
     return np.abs(small(read) - small(now)).max(axis=(1, 2, 3)) <= REUSE_MAX_DIFF
 
 
+# ``reuse_views``: a view's picture is compared averaged down by SIGNATURE_BLOCK in each direction
+# (an 80x48 signature of a 640x384 view: noise averages out, a card laid, lifted or slid does not);
+# the memo holds the views of the last frames (a Marriage count: the full view, 8 tiles)
+SIGNATURE_BLOCK = 8
+VIEW_MEMO_SIZE = 24
+
+
+def picture_signature(picture: np.ndarray) -> np.ndarray:
+    """A detector view's picture averaged down by SIGNATURE_BLOCK (what :func:`picture_unchanged` compares)."""
+    h, w = picture.shape[:2]
+    size = (max(1, w // SIGNATURE_BLOCK), max(1, h // SIGNATURE_BLOCK))
+    return cv2.resize(picture, size, interpolation=cv2.INTER_AREA)
+
+
+def picture_unchanged(before: np.ndarray, now: np.ndarray) -> bool:
+    """Whether two signatures of one view agree everywhere within REUSE_MAX_DIFF grey levels."""
+    if before.shape != now.shape:
+        return False
+    return int(cv2.absdiff(before, now).max()) <= REUSE_MAX_DIFF
+
+
 # a photo is read once and nobody waits for the next frame: where its indices come out under
 # PHOTO_INDEX_PX[0] px at the detector's scale it is read again enlarged to about PHOTO_INDEX_PX[1]
 # px (``RecognizerConfig.for_photos``). A camera's frames keep the faster band of recognition.json
@@ -160,6 +181,9 @@ class RecognizerConfig:
     # there has not changed since (``reading_unchanged``), keeps that reading instead of being read
     # again (False: every frame is read afresh; photos, benchmarks of one frame)
     reuse_readings: bool = False
+    # ... and a view of the frame (the whole frame, turned, or a tile of an enlarged pass) whose picture
+    # has not changed since the detector last read it (``picture_unchanged``) keeps the boxes found then
+    reuse_views: bool = False
     precision: str = "auto"         # "auto": int8 copies where valid, else float; "fp32"; "int8"
     # "auto": OpenVINO where installed and checked on these models, else ONNX Runtime; "onnxruntime";
     # "openvino". The environment variable TABLEREF_BACKEND sets the default (the live session too).
@@ -182,6 +206,7 @@ class RecognitionStats:
     detector_runs: int = 0
     runs_side_by_side: int = 0      # of those, run two at a time (one core each)
     readings_reused: int = 0        # indices that kept the last frame's reading (``reuse_readings``)
+    views_reused: int = 0           # views that kept the boxes found in them before (``reuse_views``)
     indices: int = 0
     ms_detect: float = 0.0          # finding the index boxes: views, detector network, decoding, NMS
     ms_classify: float = 0.0        # reading them: crops and classifier network
@@ -230,6 +255,7 @@ class CardRecognizer:
         self._scale_memo = None   # (frame size, views, frames left) with config.reuse_scale_frames
         self._turned_size = None  # the size (w, h) of the last frame, if it was read turned too
         self._readings = None     # reuse_readings: (frame size, boxes, crops read, probabilities) of the last frame
+        self._view_memo: dict = {}  # reuse_views: (view, turned, frame size) -> (signature, boxes, scores)
         self._canvas = ViewCanvas()
         spec_path = self.models_dir / "recognition.json"
         if not spec_path.exists():
@@ -307,49 +333,58 @@ class CardRecognizer:
 
         ``turned``: the detector reads the view turned by 90° clockwise (the boxes are mapped back).
         """
-        blob = self._view_input(image, view, turned)
-        t1, c1 = time.perf_counter(), time.thread_time()
-        out = self.det_net.run(blob)
-        self._count_detector(t1, c1, 1)
-        return self._view_boxes(out, view, turned)
-
-    def _detect_each(self, image: np.ndarray, views: list[View]):
-        """:meth:`detect_view` of each view (boxes in its input pixels, scores), two at a time side
-        by side (one core each, :meth:`Network.run_together`) where there are several."""
-        pair = max(1, min(2, self.det_net.threads)) if self.det_net.backend == "onnxruntime" else 1
-        for k in range(0, len(views), pair):
-            group = views[k:k + pair]
-            if len(group) == 1:
-                yield self.detect_view(image, group[0])
-                continue
-            blobs = [self._view_input(image, v, False, slot=i) for i, v in enumerate(group)]
-            t1, c1 = time.perf_counter(), time.thread_time()
-            outs = self.det_net.run_together(blobs)
-            self._count_detector(t1, c1, len(group))
-            self.last_stats.runs_side_by_side += len(group)
-            for v, out in zip(group, outs):
-                yield self._view_boxes(out, v, False)
+        return self._detect_group(image, [(view, turned)])[0]
 
     def detect_full_and_turned(self, image: np.ndarray, view: View):
         """:meth:`detect_view` of ``view`` as it is and turned, the two runs side by side (one core
         each, :meth:`Network.run_together`): the same boxes as two calls, in less time."""
-        blobs = [self._view_input(image, view, False), self._view_input(image, view, True, slot=1)]
-        t1, c1 = time.perf_counter(), time.thread_time()
-        outs = self.det_net.run_together(blobs)
-        self._count_detector(t1, c1, 2)
-        self.last_stats.runs_side_by_side += 2
-        return self._view_boxes(outs[0], view, False), self._view_boxes(outs[1], view, True)
+        plain, turned = self._detect_group(image, [(view, False), (view, True)])
+        return plain, turned
 
-    def _view_input(self, image: np.ndarray, view: View, turned: bool, slot: int = 0) -> np.ndarray:
-        """The detector's input for one view (its picture cut, resized, padded, converted)."""
-        t0, c0 = time.perf_counter(), time.thread_time()
-        picture = self._canvas.render(image, view)
-        if turned:
-            picture = cv2.rotate(picture, cv2.ROTATE_90_CLOCKWISE)
-        blob = self.det_net.image_blob(picture, slot)
-        self.last_stats.ms_views += (time.perf_counter() - t0) * 1000
-        self.last_stats.cpu_ms_views += (time.thread_time() - c0) * 1000
-        return blob
+    def _detect_group(self, image: np.ndarray, items: list[tuple[View, bool]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(boxes, scores) of each (view, turned) of ``items``, as :meth:`detect_view` gives them.
+
+        Several are run two at a time side by side (one core each, :meth:`Network.run_together`).
+        With ``reuse_views`` a view whose picture is unchanged since the detector last read it
+        (:func:`picture_unchanged`) keeps the boxes found then."""
+        stats = self.last_stats
+        reuse = self.config.reuse_views
+        out: list = [None] * len(items)
+        todo = []
+        for k, (view, turned) in enumerate(items):
+            t0, c0 = time.perf_counter(), time.thread_time()
+            picture = self._canvas.render(image, view)
+            if turned:
+                picture = cv2.rotate(picture, cv2.ROTATE_90_CLOCKWISE)
+            key = (view, turned, image.shape[:2])
+            sign = picture_signature(picture) if reuse else None
+            stats.ms_views += (time.perf_counter() - t0) * 1000
+            stats.cpu_ms_views += (time.thread_time() - c0) * 1000
+            seen = self._view_memo.get(key) if reuse else None
+            if seen is not None and picture_unchanged(seen[0], sign):
+                out[k] = (seen[1].copy(), seen[2].copy())
+                stats.views_reused += 1
+                continue
+            todo.append((k, view, turned, key, sign, picture))
+        group = max(1, min(2, self.det_net.threads)) if self.det_net.backend == "onnxruntime" else 1
+        for g in range(0, len(todo), group):
+            part = todo[g:g + group]
+            t0, c0 = time.perf_counter(), time.thread_time()
+            blobs = [self.det_net.image_blob(item[5], slot) for slot, item in enumerate(part)]
+            t1, c1 = time.perf_counter(), time.thread_time()
+            stats.ms_views += (t1 - t0) * 1000
+            stats.cpu_ms_views += (c1 - c0) * 1000
+            outs = self.det_net.run_together(blobs) if len(part) > 1 else [self.det_net.run(blobs[0])]
+            self._count_detector(t1, c1, len(part))
+            if len(part) > 1:
+                stats.runs_side_by_side += len(part)
+            for (k, view, turned, key, sign, _), raw in zip(part, outs):
+                out[k] = self._view_boxes(raw, view, turned)
+                if reuse:
+                    if len(self._view_memo) >= VIEW_MEMO_SIZE:
+                        self._view_memo.pop(next(iter(self._view_memo)))
+                    self._view_memo[key] = (sign, out[k][0].copy(), out[k][1].copy())
+        return out
 
     def _count_detector(self, t1: float, c1: float, runs: int) -> None:
         stats = self.last_stats
@@ -372,7 +407,7 @@ class CardRecognizer:
         """Detect in several views; merge. Returns source boxes, scores, sizes in input px."""
         h, w = image.shape[:2]
         all_boxes, all_scores, all_sizes = [], [], []
-        for v, (b, s) in zip(views, self._detect_each(image, views)):
+        for v, (b, s) in zip(views, self._detect_group(image, [(v, False) for v in views])):
             if len(views) > 1:
                 ok = drop_cut_at_tile_edges(b, v, w, h)
                 b, s = b[ok], s[ok]

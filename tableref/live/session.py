@@ -485,10 +485,12 @@ class TableSession:
 
             threads = int(os.environ.get("TABLEREF_ORT_THREADS", "2") or 2)
             # a fixed camera: the enlarged views that read the table are chosen anew once a
-            # second (5 analysed frames), not every frame, and an index whose picture has not
-            # changed since the last frame keeps the reading it got then
+            # second (5 analysed frames), not every frame; a view (the frame, or a tile of it)
+            # whose picture has not changed since the detector read it keeps the boxes found
+            # then, and an index whose picture has not changed keeps its reading
             # (the game's own reading needs are in its registry entry, tableref.games)
-            config = RecognizerConfig(reuse_scale_frames=4, reuse_readings=True, **self.spec.recognizer)
+            config = RecognizerConfig(reuse_scale_frames=4, reuse_views=True, reuse_readings=True,
+                                      **self.spec.recognizer)
             self._recognizer = CardRecognizer(threads=threads, config=config)
         return self._recognizer
 
