@@ -85,3 +85,16 @@ def test_only_outlines_without_a_confident_card_inside_are_read():
     known = [card("3C", 210, 10), card("3C", 225, 10), card("3C", 260, 50), card("9H", 430, 40, conf=0.2)]
     keep = outlines_to_read([lone, meld, weak], known, min_confidence=0.35)
     assert [int(q[0][0]) for q in keep] == [0, 400]
+
+
+def test_the_histogram_percentile_is_numpys():
+    import numpy as np
+
+    from tableref.vision.outlines import percentile_u8
+
+    rng = np.random.default_rng(0)
+    for i in range(300):
+        h, w = (int(v) for v in rng.integers(1, 120, 2))
+        img = rng.integers(0, 256, (h, w)).astype(np.uint8) if i % 2 else (rng.random((h, w)) ** 3 * 255).astype(np.uint8)
+        for q in (0.0, 37.3, 50.0, 99.5, 100.0):
+            assert percentile_u8(img, q) == float(np.percentile(img, q))

@@ -232,7 +232,7 @@ def test_a_camera_reuses_the_readings_of_unchanged_indices_and_reads_changed_one
     """``reuse_readings``: an index whose picture is as in the last frame keeps its reading; one
     painted over with another card's index is read again; either way the readings are those of
     reading the frame afresh."""
-    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+    from tableref.vision.detector import REUSE_MAX_FRAMES, CardRecognizer, RecognizerConfig
 
     img = cv2.imread(str(FIXTURES / "cards_apart.jpg"))
     plain = CardRecognizer(threads=2)
@@ -241,6 +241,11 @@ def test_a_camera_reuses_the_readings_of_unchanged_indices_and_reads_changed_one
     assert camera.last_stats.readings_reused == 0 and len(first) >= 10
     again = camera.read_indices(img)
     assert camera.last_stats.readings_reused == camera.last_stats.indices == len(first)
+    for _ in range(REUSE_MAX_FRAMES - 1):
+        camera.read_indices(img)
+    camera.read_indices(img)                     # kept REUSE_MAX_FRAMES frames in a row: read afresh
+    assert camera.last_stats.readings_reused == 0
+    camera.read_indices(img)
     # the two indices of one card painted over with another card's index
     names = [camera.names[int(r.probs.argmax())] for r in first]
     donor = next(r for r, n in zip(first, names) if n != names[0])
@@ -263,7 +268,7 @@ def test_a_camera_reuses_the_readings_of_unchanged_indices_and_reads_changed_one
 def test_a_camera_reuses_the_boxes_of_unchanged_views_and_runs_the_detector_on_changed_ones():
     """``reuse_views``: a frame like the last (up to noise) keeps the boxes found in its views; a
     frame with cards covered is read afresh, as a recogniser without a memory reads it."""
-    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+    from tableref.vision.detector import REUSE_MAX_FRAMES, CardRecognizer, RecognizerConfig
 
     img = cv2.imread(str(FIXTURES / "fan.jpg"))
     camera = CardRecognizer(threads=2, config=RecognizerConfig(reuse_views=True))
@@ -275,6 +280,12 @@ def test_a_camera_reuses_the_boxes_of_unchanged_views_and_runs_the_detector_on_c
     again = camera.recognize(noisy)
     assert camera.last_stats.views_reused == 2 and camera.last_stats.detector_runs == 0
     assert sorted(c.card for c in again) == sorted(c.card for c in first)
+    # kept for REUSE_MAX_FRAMES frames in a row, then looked at afresh
+    for _ in range(REUSE_MAX_FRAMES - 1):
+        camera.recognize(img)
+        assert camera.last_stats.detector_runs == 0
+    camera.recognize(img)
+    assert camera.last_stats.views_reused == 0 and camera.last_stats.detector_runs == 2
     covered = img.copy()
     h, w = img.shape[:2]
     covered[:, w // 2:] = img[2, 2]            # half the hand taken away

@@ -93,6 +93,11 @@ def geometric_mean(readings: np.ndarray) -> np.ndarray:
 REUSE_IOU = 0.6
 REUSE_SIDE = 16
 REUSE_MAX_DIFF = 24
+# ... and a reading or a view's boxes are reused for at most this many frames in a row, then read
+# afresh: near its threshold the detector finds a box in one frame and not in the next on a
+# picture that barely changed, and the tracker's votes over frames need those fresh looks (kept
+# for ever, one unlucky look at a Marriage count hid a card until the count failed)
+REUSE_MAX_FRAMES = 2
 
 
 def reading_unchanged(read: np.ndarray, now: np.ndarray) -> np.ndarray:
@@ -179,10 +184,12 @@ class RecognizerConfig:
     tight_reread: float = 0.7
     # video from a fixed camera: an index found where one was read in the last frame, whose picture
     # there has not changed since (``reading_unchanged``), keeps that reading instead of being read
-    # again (False: every frame is read afresh; photos, benchmarks of one frame)
+    # again, for at most REUSE_MAX_FRAMES frames in a row (False: every frame is read afresh;
+    # photos, benchmarks of one frame)
     reuse_readings: bool = False
     # ... and a view of the frame (the whole frame, turned, or a tile of an enlarged pass) whose picture
-    # has not changed since the detector last read it (``picture_unchanged``) keeps the boxes found then
+    # has not changed since the detector last read it (``picture_unchanged``) keeps the boxes found
+    # then, for at most REUSE_MAX_FRAMES frames in a row
     reuse_views: bool = False
     precision: str = "auto"         # "auto": int8 copies where valid, else float; "fp32"; "int8"
     # "auto": OpenVINO where installed and checked on these models, else ONNX Runtime; "onnxruntime";
@@ -346,14 +353,18 @@ class CardRecognizer:
 
         Several are run two at a time side by side (one core each, :meth:`Network.run_together`).
         With ``reuse_views`` a view whose picture is unchanged since the detector last read it
-        (:func:`picture_unchanged`) keeps the boxes found then."""
+        (:func:`picture_unchanged`) keeps the boxes found then, for at most REUSE_MAX_FRAMES frames
+        in a row."""
         stats = self.last_stats
         reuse = self.config.reuse_views
         out: list = [None] * len(items)
         todo = []
+        rendered: dict = {}              # a view read plain and turned is rendered once
         for k, (view, turned) in enumerate(items):
             t0, c0 = time.perf_counter(), time.thread_time()
-            picture = self._canvas.render(image, view)
+            picture = rendered.get(view)
+            if picture is None:
+                picture = rendered[view] = self._canvas.render(image, view)
             if turned:
                 picture = cv2.rotate(picture, cv2.ROTATE_90_CLOCKWISE)
             key = (view, turned, image.shape[:2])
@@ -361,8 +372,9 @@ class CardRecognizer:
             stats.ms_views += (time.perf_counter() - t0) * 1000
             stats.cpu_ms_views += (time.thread_time() - c0) * 1000
             seen = self._view_memo.get(key) if reuse else None
-            if seen is not None and picture_unchanged(seen[0], sign):
+            if seen is not None and seen[3] < REUSE_MAX_FRAMES and picture_unchanged(seen[0], sign):
                 out[k] = (seen[1].copy(), seen[2].copy())
+                self._view_memo[key] = seen[:3] + (seen[3] + 1,)
                 stats.views_reused += 1
                 continue
             todo.append((k, view, turned, key, sign, picture))
@@ -383,7 +395,8 @@ class CardRecognizer:
                 if reuse:
                     if len(self._view_memo) >= VIEW_MEMO_SIZE:
                         self._view_memo.pop(next(iter(self._view_memo)))
-                    self._view_memo[key] = (sign, out[k][0].copy(), out[k][1].copy())
+                    self._view_memo.pop(key, None)
+                    self._view_memo[key] = (sign, out[k][0].copy(), out[k][1].copy(), 0)
         return out
 
     def _count_detector(self, t1: float, c1: float, runs: int) -> None:
@@ -453,11 +466,12 @@ class CardRecognizer:
 
     def _classify_reusing(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """:meth:`classify`, but an index whose picture is unchanged since the last frame keeps the
-        reading it got then (``reuse_readings``; see :func:`reading_unchanged`). The crops kept are
-        those that were read, so a picture that drifts slowly is read again once it has drifted."""
+        reading it got then (``reuse_readings``; see :func:`reading_unchanged`), for at most
+        REUSE_MAX_FRAMES frames in a row. The crops kept are those that were read, so a picture that
+        drifts slowly is read again once it has drifted."""
         h, w = image.shape[:2]
         n = len(boxes)
-        memo, self._readings = self._readings, None
+        memo, self._readings = self._readings, None     # (frame size, boxes, crops, probs, times reused)
         if n == 0:
             return np.zeros((0, len(self.names)), dtype=np.float32)
         crops = self._crops(image, boxes)
@@ -466,25 +480,27 @@ class CardRecognizer:
         kept = crops.copy()
         src = np.full(n, -1)
         if memo is not None and memo[0] == (w, h) and len(memo[1]):
-            _, old_boxes, old_crops, old_probs = memo
+            _, old_boxes, old_crops, old_probs, old_ages = memo
             iou, _ = pairwise_overlap(boxes, old_boxes)
             best = iou.argmax(axis=1)
-            near = np.flatnonzero(iou[np.arange(n), best] >= REUSE_IOU)
+            near = np.flatnonzero((iou[np.arange(n), best] >= REUSE_IOU) & (old_ages[best] < REUSE_MAX_FRAMES))
             if len(near):
                 j = best[near]
                 same = reading_unchanged(old_crops[j], self._crops(image, old_boxes[j]))
                 src[near[same]] = j[same]
         reused = np.flatnonzero(src >= 0)
         kept_boxes = np.asarray(boxes, np.float32).copy()
+        ages = np.zeros(n, np.int64)
         if len(reused):
             probs[reused] = old_probs[src[reused]]
             kept[reused] = old_crops[src[reused]]
             kept_boxes[reused] = old_boxes[src[reused]]      # where those crops were cut
+            ages[reused] = old_ages[src[reused]] + 1
         fresh = np.flatnonzero(src < 0)
         if len(fresh):
             probs[fresh] = self._classify_crops(image, boxes[fresh], crops[fresh], tta)
         self.last_stats.readings_reused = len(reused)
-        self._readings = ((w, h), kept_boxes, kept, probs.copy())
+        self._readings = ((w, h), kept_boxes, kept, probs.copy(), ages)
         return probs
 
     def _read_tight(self, image: np.ndarray, boxes: np.ndarray, probs: np.ndarray) -> np.ndarray:

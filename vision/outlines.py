@@ -37,6 +37,18 @@ def _order_quad(pts: np.ndarray) -> np.ndarray:
     return np.roll(pts, -start, axis=0)
 
 
+def percentile_u8(image: np.ndarray, q: float) -> float:
+    """``np.percentile(image, q)`` of a uint8 image, from its histogram (the same value: the two
+    order statistics around the q-th position, interpolated as numpy does; no sort of the pixels)."""
+    hist = cv2.calcHist([image], [0], None, [256], [0, 256]).ravel()
+    cum = np.cumsum(hist)
+    pos = q / 100.0 * (image.size - 1)
+    lo = math.floor(pos)
+    a, b = (float(np.searchsorted(cum, k, side="right")) for k in (lo, min(lo + 1, image.size - 1)))
+    t = pos - lo
+    return b - (b - a) * (1.0 - t) if t >= 0.5 else a + (b - a) * t
+
+
 def find_card_quads(image: np.ndarray, min_area_frac: float = 0.002, max_area_frac: float = 0.6,
                     work_side: int = 640, white_rel: float = 0.7, hull_fill: float = 0.8,
                     rect_fill: float = 0.85, aspect_range: tuple[float, float] = (1.2, 1.7)) -> list[np.ndarray]:
@@ -49,7 +61,7 @@ def find_card_quads(image: np.ndarray, min_area_frac: float = 0.002, max_area_fr
     b, g, r = cv2.split(small)
     white = cv2.GaussianBlur(cv2.min(cv2.min(b, g), r), (5, 5), 0)
     otsu, _ = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    thr = max(otsu, white_rel * float(np.percentile(white, 99.5)), 90.0)
+    thr = max(otsu, white_rel * percentile_u8(white, 99.5), 90.0)
     mask = (white >= thr).astype(np.uint8) * 255
     # fill the card's printed interior (pips, court art) and cut thin bridges to the table
     k = max(3, int(round(min(small.shape[:2]) / KERNEL_DIVISOR)) | 1)
