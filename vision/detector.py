@@ -261,8 +261,10 @@ class CardRecognizer:
         self.config = config or RecognizerConfig()
         self._scale_memo = None   # (frame size, views, frames left) with config.reuse_scale_frames
         self._turned_size = None  # the size (w, h) of the last frame, if it was read turned too
-        self._readings = None     # reuse_readings: (frame size, boxes, crops read, probabilities) of the last frame
-        self._view_memo: dict = {}  # reuse_views: (view, turned, frame size) -> (signature, boxes, scores)
+        # reuse_readings: the last frame's (frame size, boxes, crops read, probabilities, frames reused)
+        self._readings = None
+        # reuse_views: (view, turned, frame size) -> (signature, boxes, scores, frames reused)
+        self._view_memo: dict = {}
         self._canvas = ViewCanvas()
         spec_path = self.models_dir / "recognition.json"
         if not spec_path.exists():
@@ -471,7 +473,7 @@ class CardRecognizer:
         drifts slowly is read again once it has drifted."""
         h, w = image.shape[:2]
         n = len(boxes)
-        memo, self._readings = self._readings, None     # (frame size, boxes, crops, probs, times reused)
+        memo, self._readings = self._readings, None
         if n == 0:
             return np.zeros((0, len(self.names)), dtype=np.float32)
         crops = self._crops(image, boxes)
