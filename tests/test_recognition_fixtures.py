@@ -265,6 +265,18 @@ def test_a_camera_reuses_the_readings_of_unchanged_indices_and_reads_changed_one
     assert [r.probs.argmax() for r in again] == [r.probs.argmax() for r in first]
 
 
+def test_a_card_whose_readings_were_all_kept_is_marked_as_a_repeated_look():
+    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+
+    img = cv2.imread(str(FIXTURES / "cards_apart.jpg"))
+    camera = CardRecognizer(threads=2, config=RecognizerConfig(reuse_readings=True))
+    first = camera.recognize(img)
+    assert first and all(c.fresh for c in first)
+    kept = camera.recognize(img)
+    assert camera.last_stats.readings_reused > 0
+    assert [c.card for c in kept] == [c.card for c in first] and not any(c.fresh for c in kept)
+
+
 def test_a_camera_reuses_the_boxes_of_unchanged_views_and_runs_the_detector_on_changed_ones():
     """``reuse_views``: a frame like the last (up to noise) keeps the boxes found in its views; a
     frame with cards covered is read afresh, as a recogniser without a memory reads it."""

@@ -494,3 +494,25 @@ def test_the_count_scan_counts_no_card_more_than_three_times():
         state = scan.update(obs(k / FPS, hand + [ghost] if k % 4 else hand)) or state
     assert state is not None
     assert sorted(c.card for c in state.seats[0].loose) == sorted(c.card for c in hand)
+
+
+def test_one_look_repeated_from_a_still_picture_confirms_no_card():
+    """A reading kept from an earlier frame (``DetectedCard.fresh`` False) repeats that look: a new
+    card needs fresh looks too, so one misreading kept for a few frames never becomes a card."""
+    from tableref.vision.tracking import MIN_FRESH_HITS
+
+    tr = TableTracker(default_zones(4, FRAME))
+    t = 0.0
+    for _ in range(10):
+        tr.update(obs(t, list(ROW)))
+        t += 0.2
+    ghost = DetectedCard("AS", 0.9, (900, 300, 960, 385))
+    for k in range(6):                      # one fresh look, then the same look kept five frames
+        again = DetectedCard("AS", 0.9, ghost.box, fresh=(k == 0))
+        tr.update(obs(t, list(ROW) + [again]))
+        t += 0.2
+    assert not any(x.confirmed for x in tr.tracks if x.label == "AS")
+    for k in range(MIN_FRESH_HITS - 1):     # a second fresh look of the same card confirms it
+        tr.update(obs(t, list(ROW) + [DetectedCard("AS", 0.9, ghost.box)]))
+        t += 0.2
+    assert any(x.confirmed for x in tr.tracks if x.label == "AS")

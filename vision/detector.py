@@ -265,6 +265,7 @@ class CardRecognizer:
         self._readings = None
         # reuse_views: (view, turned, frame size) -> (signature, boxes, scores, frames reused)
         self._view_memo: dict = {}
+        self._repeated: set = set()  # the index boxes of this frame whose readings were kept (reuse_readings)
         self._canvas = ViewCanvas()
         spec_path = self.models_dir / "recognition.json"
         if not spec_path.exists():
@@ -503,6 +504,7 @@ class CardRecognizer:
             probs[fresh] = self._classify_crops(image, boxes[fresh], crops[fresh], tta)
         self.last_stats.readings_reused = len(reused)
         self._readings = ((w, h), kept_boxes, kept, probs.copy(), ages)
+        self._repeated = {tuple(float(v) for v in boxes[k]) for k in reused}
         return probs
 
     def _read_tight(self, image: np.ndarray, boxes: np.ndarray, probs: np.ndarray) -> np.ndarray:
@@ -662,6 +664,7 @@ class CardRecognizer:
         t0 = time.perf_counter()
         boxes, scores = self.find_indices(image)
         t1 = time.perf_counter()
+        self._repeated = set()
         probs = self._classify_reusing(image, boxes) if self.config.reuse_readings else self.classify(image, boxes)
         t2 = time.perf_counter()
         self.last_stats.ms_detect = (t1 - t0) * 1000
@@ -690,6 +693,10 @@ class CardRecognizer:
             cards = merge_outline_cards(cards, self.outline_cards(image, cards), self.config.min_card_confidence)
             self.last_stats.ms_outlines = (time.perf_counter() - t2) * 1000
         cards = [c for c in cards if c.confidence >= self.config.min_card_confidence]
+        if self._repeated:
+            # a card all of whose readings were kept from an earlier frame repeats that look
+            for c in cards:
+                c.fresh = not (c.indices and all(tuple(float(v) for v in b) in self._repeated for b in c.indices))
         cards.sort(key=lambda c: -c.confidence)
         self.last_stats.ms_total = (time.perf_counter() - t0) * 1000
         self.last_stats.cpu_ms_thread = (time.thread_time() - c0) * 1000

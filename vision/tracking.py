@@ -22,7 +22,8 @@ How it decides
   tracks (matching is by place, not by label).
 * **Birth**: a new detection becomes a *tentative* track; it is *confirmed*
   (exists on the table) after ``min_hits`` sharp frames spanning at least
-  ``min_seen_seconds``. Tentative tracks that vanish quickly are dropped —
+  ``min_seen_seconds``, at least ``MIN_FRESH_HITS`` of them fresh looks rather than a reading
+  kept from an earlier frame. Tentative tracks that vanish quickly are dropped —
   a card flashed in a hand never exists.
 * **Label**: every sharp frame votes for its label with its confidence; the
   label is the vote winner, changed only when another label leads by
@@ -79,6 +80,9 @@ from tableref.vision.zones import TableZones
 
 
 QUAD_KEEP_FRAMES = 3   # a covered card keeps an outline seen in at least this many frames
+# of a new card's ``min_hits`` frames, at least this many must be fresh looks (``DetectedCard.fresh``:
+# a still picture's reading can be kept for a frame or two, and one look alone confirms nothing)
+MIN_FRESH_HITS = 2
 
 
 @dataclass(eq=False)
@@ -93,6 +97,7 @@ class Track:
     votes: dict[str, float] = field(default_factory=dict)
     label: str = ""
     hits: int = 0                       # sharp frames matched
+    fresh_hits: int = 0                 # of those, frames whose reading was not kept from an earlier one
     matched_frames: int = 0
     missed_clear: float = 0.0           # seconds missed in clear (non-frozen) frames
     confirmed: bool = False
@@ -265,7 +270,9 @@ class TableTracker:
             if sharp and not obs.occluded:
                 self._vote(tr, d)
                 tr.hits += 1
-            if not tr.confirmed and tr.hits >= self.min_hits and t - tr.first_t >= self.min_seen_seconds - 1e-9:
+                tr.fresh_hits += bool(getattr(d, "fresh", True))
+            if not tr.confirmed and tr.hits >= self.min_hits and t - tr.first_t >= self.min_seen_seconds - 1e-9 \
+                    and tr.fresh_hits >= min(self.min_hits, MIN_FRESH_HITS):
                 tr.confirmed = True
                 newly_confirmed.append(tr)
 
@@ -324,6 +331,7 @@ class TableTracker:
                            det_box=np.asarray(d.box, dtype=np.float64), quad_frames=1 if d.quad else 0)
                 self._vote(tr, d)
                 tr.hits = 1
+                tr.fresh_hits = int(bool(getattr(d, "fresh", True)))
                 if self.min_hits <= 1 and self.min_seen_seconds <= 0:
                     tr.confirmed = True
                 self.tracks.append(tr)

@@ -16,7 +16,9 @@ class DetectedCard:
     ``(x1, y1, x2, y2)`` covering the whole card where it can be inferred (else the
     visible index); ``quad`` the card's four corners ``[[x, y] * 4]`` (top-left,
     top-right, bottom-right, bottom-left of the card face as printed) or None;
-    ``indices`` the boxes of the corner indices that support it.
+    ``indices`` the boxes of the corner indices that support it. ``fresh`` is False when every
+    reading behind it was kept from an earlier frame (a still picture, ``reuse_readings``): it
+    repeats an earlier look rather than being a new one.
     """
 
     card: str
@@ -24,6 +26,7 @@ class DetectedCard:
     box: tuple[float, float, float, float]
     quad: list[list[float]] | None = None
     indices: list[tuple[float, float, float, float]] = field(default_factory=list)
+    fresh: bool = True
 
     @property
     def centre(self) -> tuple[float, float]:
