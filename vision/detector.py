@@ -348,8 +348,7 @@ class CardRecognizer:
     def detect_full_and_turned(self, image: np.ndarray, view: View):
         """:meth:`detect_view` of ``view`` as it is and turned, the two runs side by side (one core
         each, :meth:`Network.run_together`): the same boxes as two calls, in less time."""
-        plain, turned = self._detect_group(image, [(view, False), (view, True)])
-        return plain, turned
+        return tuple(self._detect_group(image, [(view, False), (view, True)]))
 
     def _detect_group(self, image: np.ndarray, items: list[tuple[View, bool]]) -> list[tuple[np.ndarray, np.ndarray]]:
         """(boxes, scores) of each (view, turned) of ``items``, as :meth:`detect_view` gives them.
@@ -381,7 +380,7 @@ class CardRecognizer:
                 stats.views_reused += 1
                 continue
             todo.append((k, view, turned, key, sign, picture))
-        group = max(1, min(2, self.det_net.threads)) if self.det_net.backend == "onnxruntime" else 1
+        group = self.det_net.side_by_side
         for g in range(0, len(todo), group):
             part = todo[g:g + group]
             t0, c0 = time.perf_counter(), time.thread_time()
@@ -477,10 +476,9 @@ class CardRecognizer:
         memo, self._readings = self._readings, None
         if n == 0:
             return np.zeros((0, len(self.names)), dtype=np.float32)
-        crops = self._crops(image, boxes)
         tta = True if n <= self.config.tta_max_crops else None   # as if all were read now
         probs = np.zeros((n, len(self.names)), dtype=np.float32)
-        kept = crops.copy()
+        kept = np.empty((n, self.crop_size, self.crop_size, 3), np.uint8)
         src = np.full(n, -1)
         if memo is not None and memo[0] == (w, h) and len(memo[1]):
             _, old_boxes, old_crops, old_probs, old_ages = memo
@@ -501,7 +499,9 @@ class CardRecognizer:
             ages[reused] = old_ages[src[reused]] + 1
         fresh = np.flatnonzero(src < 0)
         if len(fresh):
-            probs[fresh] = self._classify_crops(image, boxes[fresh], crops[fresh], tta)
+            # only the indices read now are cut at their new boxes
+            kept[fresh] = self._crops(image, boxes[fresh])
+            probs[fresh] = self._classify_crops(image, boxes[fresh], kept[fresh], tta)
         self.last_stats.readings_reused = len(reused)
         self._readings = ((w, h), kept_boxes, kept, probs.copy(), ages)
         self._repeated = {tuple(float(v) for v in boxes[k]) for k in reused}

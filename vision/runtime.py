@@ -184,14 +184,19 @@ class Network:
     def run(self, x: np.ndarray) -> np.ndarray:
         return self._run(x)
 
+    @property
+    def side_by_side(self) -> int:
+        """How many runs :meth:`run_together` puts side by side: two with ONNX Runtime and at least
+        two threads, else one (they go one after the other)."""
+        return 2 if self.backend == "onnxruntime" and self.threads >= 2 else 1
+
     def run_together(self, xs: list[np.ndarray]) -> list[np.ndarray]:
         """:meth:`run` on several inputs at once, each on one core (the same outputs, bit for bit).
 
         A small network divides one run between two cores badly (the detector on a 720p frame:
         27 ms on one thread, 21 ms on two), so two runs side by side, one thread each, finish
-        sooner than one after the other. With ONNX Runtime and at least two threads; otherwise the
-        runs go one after the other."""
-        if self.backend != "onnxruntime" or self.threads < 2 or len(xs) < 2:
+        sooner than one after the other (:attr:`side_by_side`)."""
+        if self.side_by_side < 2 or len(xs) < 2:
             return [self.run(x) for x in xs]
         if self._solo is None:
             from concurrent.futures import ThreadPoolExecutor

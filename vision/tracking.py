@@ -270,7 +270,7 @@ class TableTracker:
             if sharp and not obs.occluded:
                 self._vote(tr, d)
                 tr.hits += 1
-                tr.fresh_hits += bool(getattr(d, "fresh", True))
+                tr.fresh_hits += d.fresh
             if not tr.confirmed and tr.hits >= self.min_hits and t - tr.first_t >= self.min_seen_seconds - 1e-9 \
                     and tr.fresh_hits >= min(self.min_hits, MIN_FRESH_HITS):
                 tr.confirmed = True
@@ -331,7 +331,7 @@ class TableTracker:
                            det_box=np.asarray(d.box, dtype=np.float64), quad_frames=1 if d.quad else 0)
                 self._vote(tr, d)
                 tr.hits = 1
-                tr.fresh_hits = int(bool(getattr(d, "fresh", True)))
+                tr.fresh_hits = int(d.fresh)
                 if self.min_hits <= 1 and self.min_seen_seconds <= 0:
                     tr.confirmed = True
                 self.tracks.append(tr)
