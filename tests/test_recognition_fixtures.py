@@ -157,7 +157,8 @@ def test_the_four_turn_vote_reads_each_crop_turned(recognizer):
     crops = [index_crop(img, b, size=recognizer.crop_size, margin=recognizer.crop_margin) for b in boxes[:6]]
     once = recognizer._read_crops(crops)
     each = [recognizer._read_crops([np.ascontiguousarray(np.rot90(c, k)) for c in crops]) for k in (1, 2, 3)]
-    np.testing.assert_allclose(recognizer._read_turned(crops, once.copy()), geometric_mean(np.stack([once, *each])),
+    np.testing.assert_allclose(recognizer._read_turned(to_classifier_input(crops), once.copy()),
+                               geometric_mean(np.stack([once, *each])),
                                atol=1e-6)
     assert np.array_equal(to_classifier_input(crops), to_classifier_input(np.stack(crops)))
     assert to_classifier_input(np.zeros((0, 64, 64, 3), np.uint8)).shape == (0, 3, 64, 64)

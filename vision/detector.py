@@ -456,14 +456,15 @@ class CardRecognizer:
     def _classify_crops(self, image: np.ndarray, boxes: np.ndarray, crops: np.ndarray, tta: bool | None) -> np.ndarray:
         """:meth:`classify` of ``crops`` cut at ``boxes``; ``tta`` True (every crop at four turns),
         None (the unsure ones) or False (one reading)."""
+        x = to_classifier_input(crops)      # converted once, turned as floats (below)
         if tta:
-            return self._read_tight(image, boxes, self._read_turned(crops, self._read_crops(crops)))
-        probs = self._read_crops(crops)
+            return self._read_tight(image, boxes, self._read_turned(x, self._read_inputs(x)))
+        probs = self._read_inputs(x)
         if tta is False or self.config.tta_uncertain <= 0:   # False: the caller asked for one reading
             return probs
         unsure = np.flatnonzero(probs.max(axis=1) < self.config.tta_uncertain)
         if len(unsure):
-            probs[unsure] = self._read_turned(crops[unsure], probs[unsure])
+            probs[unsure] = self._read_turned(x[unsure], probs[unsure])
         return self._read_tight(image, boxes, probs)
 
     def _classify_reusing(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
@@ -519,15 +520,21 @@ class CardRecognizer:
         centre, half = (b[:, :2] + b[:, 2:]) / 2, (b[:, 2:] - b[:, :2]) / 2 * f
         tight = np.concatenate([centre - half, centre + half], axis=1)
         crops = np.stack([index_crop(image, t, size=self.crop_size, margin=self.crop_margin) for t in tight])
-        again = self._read_turned(crops, self._read_crops(crops))
+        x = to_classifier_input(crops)
+        again = self._read_turned(x, self._read_inputs(x))
         probs[unsure] = geometric_mean(np.stack([probs[unsure], again]))
         return probs
 
     def _read_crops(self, crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
+        """The classifier's probabilities for BGR uint8 crops."""
+        return self._read_inputs(to_classifier_input(crops))
+
+    def _read_inputs(self, x: np.ndarray) -> np.ndarray:
+        """The classifier's probabilities for crops already converted (``to_classifier_input``)."""
         outs = []
         bs = self.config.classify_batch
-        for i in range(0, len(crops), bs):
-            batch = to_classifier_input(crops[i:i + bs])
+        for i in range(0, len(x), bs):
+            batch = x[i:i + bs]
             t0, c0 = time.perf_counter(), time.thread_time()
             outs.append(self.cls_net.run(batch))
             self.last_stats.ms_classifier_net += (time.perf_counter() - t0) * 1000
@@ -539,11 +546,13 @@ class CardRecognizer:
             probs = e / e.sum(axis=1, keepdims=True)
         return probs
 
-    def _read_turned(self, crops: list[np.ndarray] | np.ndarray, probs: np.ndarray) -> np.ndarray:
-        """``probs`` of ``crops`` averaged (geometric mean) with their readings turned by 90°, 180°, 270°."""
-        n = len(crops)
-        stack = np.asarray(crops)   # turned all at once: no copy per crop and turn
-        turned = self._read_crops(np.concatenate([np.rot90(stack, k, axes=(1, 2)) for k in (1, 2, 3)]))
+    def _read_turned(self, x: np.ndarray, probs: np.ndarray) -> np.ndarray:
+        """``probs`` of the converted crops ``x`` (N, 3, H, W; ``to_classifier_input``) averaged
+        (geometric mean) with their readings turned by 90°, 180°, 270°."""
+        n = len(x)
+        # turned all at once, as floats: a 4-byte element per pixel and channel copies several
+        # times faster than the crops' 3-byte pixels (the same values)
+        turned = self._read_inputs(np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in (1, 2, 3)]))
         return geometric_mean(np.concatenate([probs, turned]).reshape(4, n, -1))
 
     # -- scale policy ----------------------------------------------------------
