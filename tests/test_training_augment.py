@@ -49,3 +49,41 @@ def test_spatial_head_starts_as_the_pooled_checkpoint(tmp_path):
     assert again[-1].weight.shape[1] == 160 * C.HEAD_POSITIONS
     with pytest.raises(ValueError):
         C.build_net(head="attention")
+
+
+def test_a_pruned_slim_net_keeps_the_strongest_channels_and_loads(tmp_path):
+    """``prune_state`` cuts a full checkpoint to the slim trunk: the channels with the largest
+    batch-norm scale survive, the next convolution keeps the matching inputs, and the slim net
+    (recognised from its weights) loads it and runs."""
+    from tableref.training import classifier as C
+
+    full = C.build_net(head="spatial")
+    state = full.state_dict()
+    state["0.1.weight"] = torch.arange(C.WIDTHS[0], dtype=torch.float32) - 5.0   # |gamma|: channel 23 largest
+    slim_state = C.prune_state(state, C.SLIM_WIDTHS)
+    assert C.widths_of(slim_state) == C.SLIM_WIDTHS and C.head_of(slim_state) == "spatial"
+    kept = slim_state["0.1.weight"]
+    assert len(kept) == C.SLIM_WIDTHS[0] and 18.0 in kept.tolist() and 0.0 not in kept.tolist()
+    # block 1's convolution reads only the surviving channels of block 0
+    order = torch.argsort(state["0.1.weight"].abs(), descending=True)[:C.SLIM_WIDTHS[0]].sort().values
+    assert torch.equal(slim_state["1.0.weight"][:, :], state["1.0.weight"][:, order][
+        torch.argsort(state["1.1.weight"].abs(), descending=True)[:C.SLIM_WIDTHS[1]].sort().values])
+    torch.save({"model": slim_state}, tmp_path / "slim.pt")
+    net = C.load_classifier(tmp_path / "slim.pt").eval()
+    with torch.no_grad():
+        p = C.to_probs(net(torch.rand(3, 3, C.SIZE, C.SIZE)))
+    assert p.shape == (3, len(C.CLASS_NAMES)) and torch.allclose(p.sum(1), torch.ones(3), atol=1e-5)
+    with pytest.raises(ValueError):
+        C.prune_state(slim_state, C.WIDTHS)
+
+
+def test_the_distillation_loss_is_the_kl_divergence_of_the_53_probabilities():
+    """``log_probs`` is the log of ``to_probs``; the distillation loss is zero for a student that
+    reads as its teacher does and grows as it reads otherwise."""
+    from tableref.training import classifier as C
+
+    z = torch.randn(5, C.N_HEAD) * 3
+    assert torch.allclose(C.log_probs(z, torch).exp(), C.to_probs(z), atol=1e-6)
+    assert float(C._distill_loss(z, z, torch)) == pytest.approx(0.0, abs=1e-6)
+    near, far = z + 0.1 * torch.randn_like(z), -z
+    assert 0 < float(C._distill_loss(near, z, torch)) < float(C._distill_loss(far, z, torch))

@@ -64,6 +64,12 @@ def register(subparsers) -> None:
     c.add_argument("--head", choices=["pool", "spatial"], default=None,
                    help="pool: average the feature map (every position alike); spatial: weigh each position, so "
                         "a neighbour's glyphs at the crop's edge count less (default: the head of --init, else pool)")
+    c.add_argument("--slim", action="store_true",
+                   help="the slimmer trunk (about half the multiply-adds); with --init a full checkpoint is pruned to it")
+    c.add_argument("--teacher", help="a checkpoint whose readings the net also learns (knowledge distillation), "
+                                     "e.g. the full classifier teaching a --slim one")
+    c.add_argument("--distill", type=float, default=0.8,
+                   help="weight of the teacher's readings in the loss, 0..1 (default 0.8; the labels get the rest)")
     c.set_defaults(func=_train_classifier)
     e = tsub.add_parser("export", help="re-export ONNX from a saved checkpoint")
     e.add_argument("model", choices=["detector", "classifier"], help="which model to export")
@@ -97,7 +103,7 @@ def _run_training(a, train) -> int:
         return 1
     try:
         r = train()
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(json.dumps({k: v for k, v in r.items() if k != "history"}))
@@ -116,10 +122,11 @@ def _train_detector(a) -> int:
 
 def _train_classifier(a) -> int:
     def train():
-        from tableref.training.classifier import train_classifier
+        from tableref.training.classifier import SLIM_WIDTHS, train_classifier
 
         return train_classifier(a.data, epochs=a.epochs, batch=a.batch, lr=a.lr, resume=a.resume, name=a.name,
-                                threads=a.threads, init=a.init, head=a.head)
+                                threads=a.threads, init=a.init, head=a.head,
+                                widths=SLIM_WIDTHS if a.slim else None, teacher=a.teacher, distill=a.distill)
     return _run_training(a, train)
 
 
