@@ -37,9 +37,12 @@ def _pct(v):
 
 
 def section(real: dict | None, synth: dict | None, bench: dict | None, rec: CardRecognizer, machine: str,
-            label: str | None = None) -> str:
+            label: str | None = None, photos: CardRecognizer | None = None) -> str:
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    models = label or (f"`{rec.det_path.name}` + `{rec.cls_path.name}` (recognition.json version "
+    photo_cls = (photos or rec).cls_path.name
+    classifiers = (f"`{photo_cls}` (photos) / `{rec.cls_path.name}` (camera frames)"
+                   if photo_cls != rec.cls_path.name else f"`{photo_cls}`")
+    models = label or (f"`{rec.det_path.name}` + {classifiers} (recognition.json version "
                        f"{rec.spec.get('version')})")
     out = [SECTION, "",
            f"Measured {when} by `scripts/measure_recognition.py` on {machine}; models {models}; "
@@ -136,7 +139,7 @@ def main(argv=None) -> int:
         bench = speed.benchmark(rec, frames, repeat=args.repeat)
         print(speed.format_bench(bench, 2), file=sys.stderr)
     machine = args.machine or f"{speed.cpu_description()}, no GPU"
-    text = section(real, synth, bench, rec, f"{machine}, {platform.machine()}", args.label)
+    text = section(real, synth, bench, rec, f"{machine}, {platform.machine()}", args.label, photos)
     print(text)
     if args.write:
         write_section(Path(args.card), text)

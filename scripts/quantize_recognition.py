@@ -134,7 +134,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from tqdm import tqdm
 
-    rec = CardRecognizer(args.models, config=RecognizerConfig(precision="fp32"))
+    rec = CardRecognizer(args.models, config=RecognizerConfig(precision="fp32", fast_classifier=False))
     det_in, crops = [], []
     for img in tqdm(list(calibration_scenes(args.scenes)), desc="calibration scenes"):
         h, w = img.shape[:2]

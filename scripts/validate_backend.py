@@ -52,8 +52,8 @@ def main(argv=None) -> int:
     if not Path(args.real).exists():
         print(f"error: the real photos are not at {args.real}", file=sys.stderr)
         return 2
-    ref = CardRecognizer(args.models, config=RecognizerConfig(backend="onnxruntime", precision="fp32"))
-    cand = CardRecognizer(args.models, config=RecognizerConfig(backend=args.backend, precision="fp32"))
+    ref = CardRecognizer(args.models, config=RecognizerConfig(backend="onnxruntime", precision="fp32", fast_classifier=False))
+    cand = CardRecognizer(args.models, config=RecognizerConfig(backend=args.backend, precision="fp32", fast_classifier=False))
     result = {}
     for name, rec in (("onnxruntime", ref), (args.backend, cand)):
         real = evaluation.evaluate_rank_photos(rec, args.real)

@@ -33,6 +33,13 @@ def recognizer():
     return CardRecognizer()
 
 
+@pytest.fixture(scope="module")
+def full_recognizer():
+    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+
+    return CardRecognizer(config=RecognizerConfig(fast_classifier=False))
+
+
 def test_fixtures_present():
     assert {p.stem for p in SCENES} >= {"cards_apart", "meld_and_duplicates", "fan"}
 
@@ -49,6 +56,36 @@ def test_model_reads_fixture_cards(recognizer, path):
         assert 0.0 < c.confidence <= 1.0
         x1, y1, x2, y2 = c.box
         assert 0 <= x1 < x2 <= img.shape[1] and 0 <= y1 < y2 <= img.shape[0]
+
+
+@pytest.mark.parametrize("path", SCENES, ids=lambda p: p.stem)
+def test_the_full_classifier_reads_fixture_cards_too(full_recognizer, path):
+    """Photos are read with the full classifier, a camera's frames with the fast one: both read the fixtures."""
+    cards = full_recognizer.recognize(cv2.imread(str(path)))
+    assert Counter(c.card for c in cards) == Counter(t.label for t in truth(path))
+
+
+def test_a_camera_reads_with_the_fast_classifier_and_a_photo_with_the_full_one(tmp_path, monkeypatch):
+    """recognition.json names a fast classifier: a camera's settings use it, the photo settings and
+    TABLEREF_CLASSIFIER=full the full one; models without the fast file read with the full one."""
+    import shutil
+
+    from tableref.models import MODELS_DIR
+    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+
+    spec = json.loads((MODELS_DIR / "recognition.json").read_text())
+    fast, full = spec["classifier"]["fast_file"], spec["classifier"]["file"]
+    assert fast != full and (MODELS_DIR / fast).exists()
+    camera = CardRecognizer(config=RecognizerConfig())
+    assert camera.cls_path.name == fast and camera.fast_classifier
+    assert CardRecognizer(config=RecognizerConfig.for_photos()).cls_path.name == full
+    monkeypatch.setenv("TABLEREF_CLASSIFIER", "full")
+    assert CardRecognizer(config=RecognizerConfig()).cls_path.name == full
+    monkeypatch.delenv("TABLEREF_CLASSIFIER")
+    for name in ("recognition.json", spec["detector"]["file"], full):
+        shutil.copy(MODELS_DIR / name, tmp_path / name)
+    without = CardRecognizer(tmp_path, config=RecognizerConfig())
+    assert without.cls_path.name == full and not without.fast_classifier
 
 
 def test_two_corner_cards_get_whole_card_quads(recognizer):

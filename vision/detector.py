@@ -191,6 +191,12 @@ class RecognizerConfig:
     # has not changed since the detector last read it (``picture_unchanged``) keeps the boxes found
     # then, for at most REUSE_MAX_FRAMES frames in a row
     reuse_views: bool = False
+    # read the crops with the fast classifier (recognition.json "fast_file": a slimmer network, about
+    # half the work a crop) where the models have one: a camera's frames, whose cards the tracker
+    # sees again in the next frames; a single photo has no next frame and is read with the full one
+    # (``for_photos``). The environment variable TABLEREF_CLASSIFIER=full reads every frame with the
+    # full one.
+    fast_classifier: bool = field(default_factory=lambda: os.environ.get("TABLEREF_CLASSIFIER", "fast") != "full")
     precision: str = "auto"         # "auto": int8 copies where valid, else float; "fp32"; "int8"
     # "auto": OpenVINO where installed and checked on these models, else ONNX Runtime; "onnxruntime";
     # "openvino". The environment variable TABLEREF_BACKEND sets the default (the live session too).
@@ -202,7 +208,7 @@ class RecognizerConfig:
         are read enlarged further than in a camera's frames (``PHOTO_INDEX_PX``); ``changes`` set
         any other field."""
         return cls(**{"index_px_min": PHOTO_INDEX_PX[0], "index_px_target": PHOTO_INDEX_PX[1],
-                      "max_rect_pixels": PHOTO_RECT_PIXELS, **changes})
+                      "max_rect_pixels": PHOTO_RECT_PIXELS, "fast_classifier": False, **changes})
 
 
 @dataclass
@@ -280,8 +286,14 @@ class CardRecognizer:
             cls = spec["classifier"]
             det_file, cls_file = str(det["file"]), str(cls["file"])
             names = [str(n) for n in cls["names"]]
-        except (KeyError, TypeError) as exc:
+            fast_file = cls.get("fast_file")
+        except (KeyError, TypeError, AttributeError) as exc:
             raise ModelError(f"{spec_path} lacks the detector or classifier entry ({exc})") from exc
+        # the fast classifier where asked for and present (models without one read with the full one)
+        self.fast_classifier = bool(self.config.fast_classifier and fast_file
+                                    and (self.models_dir / str(fast_file)).exists())
+        if self.fast_classifier:
+            cls_file = str(fast_file)
         self.det_path = self._model_file(det_file)
         self.cls_path = self._model_file(cls_file)
         self.backend, self.backend_reason = choose_backend(self.config.backend, self.models_dir,

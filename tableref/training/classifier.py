@@ -32,6 +32,8 @@ ROOT = MODELS_DIR.parent
 MODELS = MODELS_DIR
 RUNS = ROOT / "runs"
 CLASSIFIER_ONNX = "index_classifier.onnx"
+# the slim classifier (SLIM_WIDTHS) a camera's frames are read with (recognition.json "fast_file")
+CLASSIFIER_FAST_ONNX = "index_classifier_fast.onnx"
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("C", "D", "H", "S")
@@ -436,8 +438,16 @@ def evaluate(net, x_u8, y, torch, batch: int = 512):
 
 
 def export_classifier(net, out: Path | None = None) -> Path:
-    """Write the ONNX model (softmax included, dynamic batch) and record it in recognition.json."""
+    """Write the ONNX model (softmax included, dynamic batch) and record it in recognition.json.
+
+    A full net becomes the classifier (``index_classifier.onnx``, "file"); a slimmer one the fast
+    classifier a camera's frames are read with (``index_classifier_fast.onnx``, "fast_file"). Each
+    export keeps the other's entry."""
     import torch
+    from tableref.training.meta import load_meta, update_meta
+
+    widths = widths_of(net.state_dict())
+    fast = widths != WIDTHS
 
     class WithSoftmax(torch.nn.Module):
         def __init__(self, m):
@@ -448,7 +458,7 @@ def export_classifier(net, out: Path | None = None) -> Path:
             return to_probs(self.m(x))
 
     MODELS.mkdir(exist_ok=True)
-    out = out or (MODELS / CLASSIFIER_ONNX)
+    out = out or (MODELS / (CLASSIFIER_FAST_ONNX if fast else CLASSIFIER_ONNX))
     model = WithSoftmax(net).eval()
     dummy = torch.zeros(2, 3, SIZE, SIZE)
     tmp = out.with_suffix(".tmp.onnx")
@@ -456,9 +466,12 @@ def export_classifier(net, out: Path | None = None) -> Path:
                       dynamic_axes={"images": {0: "batch"}, "probs": {0: "batch"}}, opset_version=17,
                       dynamo=False)
     shutil.move(tmp, out)
-    from tableref.training.meta import update_meta
-
-    update_meta(classifier={"file": out.name, "imgsz": SIZE, "margin": 0.15, "names": CLASS_NAMES,
-                            "input": "N,3,64,64 float32 RGB 0..1 (vision.crops.to_classifier_input)",
-                            "output": "N,53 probabilities"})
+    entry = dict(load_meta().get("classifier") or {})
+    if fast:
+        entry.update({"fast_file": out.name, "fast_widths": list(widths)})
+    else:
+        entry.update({"file": out.name, "imgsz": SIZE, "margin": 0.15, "names": CLASS_NAMES,
+                      "input": "N,3,64,64 float32 RGB 0..1 (vision.crops.to_classifier_input)",
+                      "output": "N,53 probabilities"})
+    update_meta(classifier=entry)
     return out
