@@ -192,8 +192,9 @@ def test_the_four_turn_vote_reads_each_crop_turned(recognizer):
     img = cv2.imread(str(FIXTURES / "meld_and_duplicates.jpg"))
     boxes, _ = recognizer.find_indices(img)
     crops = [index_crop(img, b, size=recognizer.crop_size, margin=recognizer.crop_margin) for b in boxes[:6]]
-    once = recognizer._read_crops(crops)
-    each = [recognizer._read_crops([np.ascontiguousarray(np.rot90(c, k)) for c in crops]) for k in (1, 2, 3)]
+    once = recognizer._read_inputs(to_classifier_input(crops))
+    each = [recognizer._read_inputs(to_classifier_input([np.ascontiguousarray(np.rot90(c, k)) for c in crops]))
+            for k in (1, 2, 3)]
     np.testing.assert_allclose(recognizer._read_turned(to_classifier_input(crops), once.copy()),
                                geometric_mean(np.stack([once, *each])),
                                atol=1e-6)

@@ -531,15 +531,10 @@ class CardRecognizer:
         b = np.asarray(boxes, np.float32)[unsure]
         centre, half = (b[:, :2] + b[:, 2:]) / 2, (b[:, 2:] - b[:, :2]) / 2 * f
         tight = np.concatenate([centre - half, centre + half], axis=1)
-        crops = np.stack([index_crop(image, t, size=self.crop_size, margin=self.crop_margin) for t in tight])
-        x = to_classifier_input(crops)
+        x = to_classifier_input(self._crops(image, tight))
         again = self._read_turned(x, self._read_inputs(x))
         probs[unsure] = geometric_mean(np.stack([probs[unsure], again]))
         return probs
-
-    def _read_crops(self, crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
-        """The classifier's probabilities for BGR uint8 crops."""
-        return self._read_inputs(to_classifier_input(crops))
 
     def _read_inputs(self, x: np.ndarray) -> np.ndarray:
         """The classifier's probabilities for crops already converted (``to_classifier_input``)."""
