@@ -84,6 +84,28 @@ def test_nms_keeps_best_and_distinct():
     assert len(nms(np.zeros((0, 4)), np.zeros(0))) == 0
 
 
+def test_suppressed_rivals_are_the_other_pass_boxes_set_aside_one_per_kept_box():
+    from tableref.vision.decoding import suppressed_rivals
+
+    boxes = np.array([[0, 0, 10, 20],      # pass 0, kept
+                      [2, 1, 12, 21],      # pass 1, set aside by box 0: its rival
+                      [1, 0, 11, 20],      # pass 1 as well, scored lower: not a second rival
+                      [0, 1, 10, 21],      # pass 0, set aside by box 0 of its own pass: no rival
+                      [50, 50, 60, 70],    # pass 1, kept, alone
+                      [100, 0, 110, 20],   # pass 1, kept
+                      [101, 1, 111, 21]],  # pass 0, set aside by box 5
+                     np.float32)
+    scores = np.array([0.9, 0.5, 0.4, 0.8, 0.7, 0.6, 0.55], np.float32)
+    group = np.array([0, 1, 1, 0, 1, 1, 0])
+    keep = nms(boxes, scores, 0.5)
+    assert list(keep) == [0, 4, 5]
+    rival, keeper = suppressed_rivals(boxes, scores, keep, group, 0.5)
+    assert sorted(zip(rival.tolist(), keeper.tolist())) == [(1, 0), (6, 2)]
+    # nothing set aside, or nothing kept
+    assert [len(a) for a in suppressed_rivals(boxes[[0, 4]], scores[[0, 4]], np.array([0, 1]), group[[0, 4]])] == [0, 0]
+    assert [len(a) for a in suppressed_rivals(boxes, scores, np.zeros(0, np.int64), group)] == [0, 0]
+
+
 def test_drop_cut_at_tile_edges():
     v = View(x0=500, y0=0, scale=1.0, size=640)      # tile in the middle of a 2000-wide image
     boxes = np.array([[0, 100, 20, 140], [300, 100, 320, 140], [620, 0, 640, 30]], np.float32)

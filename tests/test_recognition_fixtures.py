@@ -227,6 +227,41 @@ def test_still_unsure_readings_are_also_read_from_a_tighter_box(recognizer):
     assert not np.allclose(tight[unsure], plain[unsure], atol=1e-3)
 
 
+def test_an_unsure_index_is_read_again_from_its_rival_box_and_a_different_card_there_kept():
+    """``rival_reread`` (photos): the box the other pass put on an index, which the merge set aside,
+    is read where the kept box's reading is unsure; a card other than the kept box's is added as a
+    reading of its own, the same card (or ``none``) is not. Sure indices cost nothing."""
+    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+
+    assert RecognizerConfig.for_photos().rival_reread and not RecognizerConfig().rival_reread
+    img = cv2.imread(str(FIXTURES / "cards_apart.jpg"))
+    rec = CardRecognizer(config=RecognizerConfig.for_photos())
+    boxes, scores = rec.find_indices(img)
+    probs = rec.classify(img, boxes)
+    assert len(boxes) >= 3 and (probs.max(axis=1) >= rec.config.tta_uncertain)[:3].all()
+    kept = probs.copy()
+    # index 0: its kept box read unsure and wrong (another card's value at 0.3); index 1: unsure and
+    # right; index 2: sure. Each has its own box again as its rival.
+    def unsure(value):
+        row = np.full(len(rec.names), 0.5 / (len(rec.names) - 1), np.float32)
+        row[value] = 0.5
+        return row
+
+    wrong = (int(probs[0].argmax()) + 1) % rec.none_index
+    kept[0], kept[1] = unsure(wrong), unsure(int(probs[1].argmax()))
+    assert kept[:2].max(axis=1).max() < rec.config.tta_uncertain
+    rival = boxes[:3] + 1.0
+    b, s, p = rec._read_rivals(img, boxes, scores, kept, rival, scores[:3] - 0.1, np.arange(3))
+    assert rec.last_stats.rivals_read == 2                  # the sure index's rival is not read
+    assert len(b) == len(boxes) + 1 == len(s) == len(p)
+    np.testing.assert_array_equal(b[:len(boxes)], boxes)
+    np.testing.assert_array_equal(p[:len(boxes)], kept)
+    np.testing.assert_array_equal(b[-1], rival[0])
+    assert s[-1] == pytest.approx(scores[0] - 0.1)
+    np.testing.assert_allclose(p[-1], rec.classify(img, rival[:1])[0], atol=1e-6)
+    assert p[-1].argmax() == probs[0].argmax() != wrong
+
+
 def test_the_turned_pass_maps_its_boxes_back_onto_the_indices(recognizer):
     from tableref.vision.detector import CardRecognizer, RecognizerConfig, letterbox_view
     from tableref.vision.geometry import pairwise_overlap

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tableref.vision.geometry import box_area
+from tableref.vision.geometry import box_area, pairwise_overlap
 from tableref.vision.runtime import ModelError
 
 
@@ -84,3 +84,28 @@ def overlapping_pairs(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
     second = first + 1 + offsets
     return by_x[first], by_x[second]
+
+
+def suppressed_rivals(boxes: np.ndarray, scores: np.ndarray, keep: np.ndarray, group: np.ndarray,
+                      iou_threshold: float = 0.5, ios_threshold: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The boxes :func:`nms` suppressed that came from another ``group`` (e.g. another detector
+    pass) than the kept box they overlap: (rival, keeper), positions in ``boxes`` and in ``keep``,
+    at most one rival a keeper (its best-scored). Overlap as in :func:`nms`; a rival overlapping
+    several kept boxes of another group goes to the one it overlaps most."""
+    keep = np.asarray(keep, dtype=np.int64)
+    lost = np.setdiff1d(np.arange(len(boxes)), keep)
+    if len(lost) == 0 or len(keep) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    iou, ios = pairwise_overlap(boxes[lost], boxes[keep])
+    hit = iou > iou_threshold
+    if ios_threshold is not None:
+        hit |= ios > ios_threshold
+    hit &= group[lost][:, None] != group[keep][None, :]
+    keeper = np.where(hit, iou, -1.0).argmax(axis=1)
+    ok = hit[np.arange(len(lost)), keeper]
+    lost, keeper = lost[ok], keeper[ok]
+    order = np.lexsort((-scores[lost], keeper))     # by keeper, the best-scored rival first
+    lost, keeper = lost[order], keeper[order]
+    first = np.ones(len(keeper), dtype=bool)
+    first[1:] = keeper[1:] != keeper[:-1]
+    return lost[first], keeper[first]

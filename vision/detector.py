@@ -32,7 +32,7 @@ import numpy as np
 
 from tableref.vision.assembly import IndexGeometry, IndexReading, assemble
 from tableref.vision.crops import CROP_MARGIN, CROP_SIZE, index_crop, to_classifier_input
-from tableref.vision.decoding import decode_yolo, nms
+from tableref.vision.decoding import decode_yolo, nms, suppressed_rivals
 from tableref.vision.geometry import box_size, pairwise_overlap
 from tableref.vision.outlines import merge_outline_cards
 from tableref.vision.runtime import ModelError, default_models_dir, int8_variant
@@ -182,6 +182,12 @@ class RecognizerConfig:
     # fraction about its centre (at 4 turns), and the two readings averaged: in a tight fan the square
     # crop holds the neighbours' ranks and suits, the tighter one less of them (0 = never)
     tight_reread: float = 0.7
+    # an index read unsure from the box the detector scored best is read again from the box the
+    # turned pass (or the plain one) put on it, which the merge of the two passes set aside; a
+    # different card read there is kept as a reading of its own, and the assembly decides. The
+    # best-scored box is not always the best placed: in a tight fan one box can sit half on the
+    # neighbour's index. Costs classifier runs on the unsure indices: on for photos (``for_photos``)
+    rival_reread: bool = False
     # video from a fixed camera: an index found where one was read in the last frame, whose picture
     # there has not changed since (``reading_unchanged``), keeps that reading instead of being read
     # again, for at most REUSE_MAX_FRAMES frames in a row (False: every frame is read afresh;
@@ -208,7 +214,8 @@ class RecognizerConfig:
         are read enlarged further than in a camera's frames (``PHOTO_INDEX_PX``); ``changes`` set
         any other field."""
         return cls(**{"index_px_min": PHOTO_INDEX_PX[0], "index_px_target": PHOTO_INDEX_PX[1],
-                      "max_rect_pixels": PHOTO_RECT_PIXELS, "fast_classifier": False, **changes})
+                      "max_rect_pixels": PHOTO_RECT_PIXELS, "fast_classifier": False, "rival_reread": True,
+                      **changes})
 
 
 @dataclass
@@ -220,6 +227,7 @@ class RecognitionStats:
     runs_side_by_side: int = 0      # of those, run two at a time (one core each)
     readings_reused: int = 0        # indices that kept the last frame's reading (``reuse_readings``)
     views_reused: int = 0           # views that kept the boxes found in them before (``reuse_views``)
+    rivals_read: int = 0            # boxes set aside by the merge of two passes, read too (``rival_reread``)
     indices: int = 0
     ms_detect: float = 0.0          # finding the index boxes: views, detector network, decoding, NMS
     ms_classify: float = 0.0        # reading them: crops and classifier network
@@ -269,6 +277,9 @@ class CardRecognizer:
         self._turned_size = None  # the size (w, h) of the last frame, if it was read turned too
         # reuse_readings: the last frame's (frame size, boxes, crops read, probabilities, frames reused)
         self._readings = None
+        # rival_reread: the boxes of this frame's turned pass and plain pass that their merge set
+        # aside, each beside the box kept on its index (boxes, scores, position of the kept box)
+        self._rivals = None
         # reuse_views: (view, turned, frame size) -> (signature, boxes, scores, frames reused)
         self._view_memo: dict = {}
         self._repeated: set = set()  # the index boxes of this frame whose readings were kept (reuse_readings)
@@ -520,6 +531,22 @@ class CardRecognizer:
         self._repeated = {tuple(float(v) for v in boxes[k]) for k in reused}
         return probs
 
+    def _read_rivals(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, probs: np.ndarray,
+                     rival_boxes: np.ndarray, rival_scores: np.ndarray, keeper: np.ndarray):
+        """``rival_reread``: the rival boxes of the indices still read with less than
+        ``tta_uncertain`` are read (as :meth:`classify` reads); those that read a card other than
+        their index's kept box are added to (boxes, scores, probs)."""
+        unsure = probs[keeper].max(axis=1) < self.config.tta_uncertain
+        if not unsure.any():
+            return boxes, scores, probs
+        rival_boxes, rival_scores, keeper = rival_boxes[unsure], rival_scores[unsure], keeper[unsure]
+        read = self.classify(image, rival_boxes)
+        top = read.argmax(axis=1)
+        new = (top != self.none_index) & (top != probs[keeper].argmax(axis=1))
+        self.last_stats.rivals_read += len(rival_boxes)
+        return (np.concatenate([boxes, rival_boxes[new]]), np.concatenate([scores, rival_scores[new]]),
+                np.concatenate([probs, read[new]]))
+
     def _read_tight(self, image: np.ndarray, boxes: np.ndarray, probs: np.ndarray) -> np.ndarray:
         """Crops still unsure read again from a tighter box (``tight_reread``), averaged with ``probs``."""
         f = self.config.tight_reread
@@ -647,9 +674,13 @@ class CardRecognizer:
         h, w = image.shape[:2]
         self._turned_size = (w, h)
         self.last_stats.passes.append("turned")
+        turned_box = np.arange(len(boxes) + len(rb)) >= len(boxes)
         boxes = np.concatenate([boxes, full.to_source(rb)])
         scores = np.concatenate([scores, rs])
         keep = nms(boxes, scores, c.nms_iou, c.nms_ios)
+        if c.rival_reread:
+            rival, keeper = suppressed_rivals(boxes, scores, keep, turned_box, c.nms_iou, c.nms_ios)
+            self._rivals = (boxes[rival], scores[rival], keeper)
         return boxes[keep], scores[keep]
 
     def _tiles(self, w: int, h: int, scale: float, overlap_px: float) -> list[View]:
@@ -678,10 +709,14 @@ class CardRecognizer:
     def read_indices(self, image: np.ndarray) -> list[IndexReading]:
         """Detected and classified corner indices (``none`` dropped)."""
         t0 = time.perf_counter()
+        self._rivals = None
         boxes, scores = self.find_indices(image)
         t1 = time.perf_counter()
         self._repeated = set()
         probs = self._classify_reusing(image, boxes) if self.config.reuse_readings else self.classify(image, boxes)
+        if self._rivals is not None:
+            boxes, scores, probs = self._read_rivals(image, boxes, scores, probs, *self._rivals)
+            self._rivals = None
         t2 = time.perf_counter()
         self.last_stats.ms_detect = (t1 - t0) * 1000
         self.last_stats.ms_classify = (t2 - t1) * 1000
