@@ -31,6 +31,7 @@ from tableref.vision.geometry import (
     card_quad,
     half_diagonal,
     overlap_of_smaller,
+    overlapping_pairs,
     points_in_quad,
     quads_overlap,
     union,
@@ -236,8 +237,9 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
     """All geometrically and semantically plausible corner pairs, cheapest first.
 
     Each pair is fitted to every deck layout of ``geo`` (``geo.layouts()``); the best fit counts.
-    The pairs within reach are found with the readings' neighbourhood grid, so the work grows
-    with the number of readings, not with its square.
+    The pairs within reach are found by a sweep over the readings sorted by x, so the work grows
+    with the readings and their neighbours, not with every pair on the table. ``grid`` (the
+    readings' neighbourhood grid) serves the test for other cards' indices on a pair's face.
     """
     n = len(readings)
     if n < 2:
@@ -251,20 +253,23 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
         grid = _reading_grid(readings)
     # the widest distance any layout accepts, in index sizes
     reach = max(math.hypot(*g.diag_vec) / g.index_size[1] * g.distance_tolerance for g in layouts)
-    ii, jj = [], []
-    for i in range(n):
-        # a partner at most size_tolerance times larger, within reach of the larger size
-        near = np.asarray(grid.near(centres[i, 0], centres[i, 1], reach * sizes[i] * geo.size_tolerance), np.int64)
-        near = near[near > i]
-        ii.extend([i] * len(near))
-        jj.extend(near.tolist())
-    ii = np.asarray(ii, dtype=np.int64)
-    jj = np.asarray(jj, dtype=np.int64)
-    agreement = (q[ii] * q[jj]).sum(axis=1)
+    # a partner is at most size_tolerance times larger and within reach of the larger size: the
+    # pairs less than the largest such reach apart in x (a sweep over the readings sorted by x,
+    # all at once), then the exact tests
+    far = reach * float(sizes.max()) * geo.size_tolerance
+    spans = np.zeros((n, 4))
+    spans[:, 0], spans[:, 2] = centres[:, 0] - far / 2, centres[:, 0] + far / 2
+    ii, jj = overlapping_pairs(spans)
+    ii, jj = np.minimum(ii, jj), np.maximum(ii, jj)
     big = np.maximum(sizes[ii], sizes[jj])
     ratio = big / np.maximum(np.minimum(sizes[ii], sizes[jj]), 1e-9)
     dist = np.hypot(centres[ii, 0] - centres[jj, 0], centres[ii, 1] - centres[jj, 1])
-    ok = (agreement >= min_agreement) & (ratio <= geo.size_tolerance) & (dist <= reach * big)
+    ok = (ratio <= geo.size_tolerance) & (dist <= reach * big)
+    ii, jj = ii[ok], jj[ok]
+    order = np.lexsort((jj, ii))        # by the first reading, then the second (ties below keep it)
+    ii, jj = ii[order], jj[order]
+    agreement = (q[ii] * q[jj]).sum(axis=1)
+    ok = agreement >= min_agreement
     ii, jj, agreement = ii[ok], jj[ok], agreement[ok]
     # the card both corners vote for must be one corner's top reading, and each corner must give it
     # at least MIN_SUPPORT
@@ -338,7 +343,7 @@ def side_pairs(readings: list[IndexReading], q: np.ndarray, geo: IndexGeometry, 
     The card's outline stays unknown (which side is hidden is not), so it is
     reported as a partial card covering both indices.
     """
-    free = [k for k in range(len(readings)) if not used[k]]
+    free = np.flatnonzero(~np.asarray(used, dtype=bool))
     if len(free) < 2:
         return []
     top = q.argmax(axis=1)
@@ -346,43 +351,43 @@ def side_pairs(readings: list[IndexReading], q: np.ndarray, geo: IndexGeometry, 
     layouts = geo.layouts()
     # the longest side any layout gives an index of size 1
     longest = max(g.aspect * (1.0 - 2.0 * g.cy) / g.index_size[1] for g in layouts)
-    grid = PointGrid(GRID_CELL * float(np.median([readings[k].size for k in free])))
-    for a, k in enumerate(free):
-        grid.add(a, *readings[k].centre)
+    boxes = np.array([readings[k].box for k in free], dtype=np.float64)
+    centres = np.array([readings[k].centre for k in free])
+    sizes = np.array([readings[k].size for k in free])
+    wide, high = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    # a partner is at most SIDE_SIZE_RATIO times larger: the mean size at most that much more; the
+    # pairs (a, b), a < b, less than the largest such reach apart in x (a sweep), then the exact tests
+    far = tolerance * longest * float(sizes.max()) * (1.0 + SIDE_SIZE_RATIO) / 2.0 * 1.001
+    spans = np.zeros((len(free), 4))
+    spans[:, 0], spans[:, 2] = centres[:, 0] - far / 2, centres[:, 0] + far / 2
+    a, b = overlapping_pairs(spans)
+    a, b = np.minimum(a, b), np.maximum(a, b)
+    i, j = free[a], free[b]
+    # the first index of a pair must be elongated (a turned one's long axis is unknown); its long
+    # axis is the one the pair must lie along
+    elongated = np.maximum(wide, high) / np.maximum(np.minimum(wide, high), 1e-6) >= min_elongation
+    ok = elongated[a] & (top[i] == top[j]) & (np.maximum(sizes[a], sizes[b]) / np.minimum(sizes[a], sizes[b])
+                                               <= SIDE_SIZE_RATIO)
+    a, b, i, j = a[ok], b[ok], i[ok], j[ok]
+    vx, vy = centres[b, 0] - centres[a, 0], centres[b, 1] - centres[a, 1]
+    d = np.hypot(vx, vy)
+    ok = d > 1e-6
+    a, b, i, j, vx, vy, d = a[ok], b[ok], i[ok], j[ok], vx[ok], vy[ok], d[ok]
+    along = np.where(high[a] >= wide[a], np.abs(vy), np.abs(vx)) / d      # cosine to the long axis
+    size = (sizes[a] + sizes[b]) / 2.0
+    best = np.full(len(a), np.inf)
+    if along.size:
+        for layout in layouts:
+            long_side = layout.aspect * (1.0 - 2.0 * layout.cy) * (size / layout.index_size[1])
+            err = np.abs(np.log(d / long_side))
+            best = np.where((along > math.cos(SIDE_TILT)) & (err <= log_tol) & (err < best), err, best)
+    ok = np.isfinite(best)
     cands = []
-    for a, i in enumerate(free):
-        ri = readings[i]
-        wi, hi = ri.box[2] - ri.box[0], ri.box[3] - ri.box[1]
-        if max(wi, hi) / max(min(wi, hi), 1e-6) < min_elongation:
-            continue                 # a turned index: its long axis is unknown
-        long_axis = (0.0, 1.0) if hi >= wi else (1.0, 0.0)
-        # a partner is at most SIDE_SIZE_RATIO times larger: the mean size at most that much more
-        radius = tolerance * longest * ri.size * (1.0 + SIDE_SIZE_RATIO) / 2.0 * 1.001
-        for b in grid.near(ri.centre[0], ri.centre[1], radius):
-            if b <= a:
-                continue
-            j = free[b]
-            rj = readings[j]
-            if top[i] != top[j] or max(ri.size, rj.size) / min(ri.size, rj.size) > SIDE_SIZE_RATIO:
-                continue
-            vx, vy = rj.centre[0] - ri.centre[0], rj.centre[1] - ri.centre[1]
-            d = math.hypot(vx, vy)
-            if d <= 1e-6:
-                continue
-            along = abs(vx * long_axis[0] + vy * long_axis[1]) / d      # cosine to the long axis
-            size = (ri.size + rj.size) / 2.0
-            best = None
-            for layout in layouts:
-                card_w = size / layout.index_size[1]
-                long_side = layout.aspect * (1.0 - 2.0 * layout.cy) * card_w
-                err = abs(math.log(d / long_side))
-                if along > math.cos(SIDE_TILT) and err <= log_tol and (best is None or err < best):
-                    best = err
-            if best is None:
-                continue
-            joint = q[i] * q[j]
-            label = int(joint.argmax())
-            cands.append((best, i, j, label, float(joint[label] / max(joint.sum(), 1e-12))))
+    for m in np.flatnonzero(ok).tolist():
+        ii, jj = int(i[m]), int(j[m])
+        joint = q[ii] * q[jj]
+        label = int(joint.argmax())
+        cands.append((float(best[m]), ii, jj, label, float(joint[label] / max(joint.sum(), 1e-12))))
     cands.sort()
     taken: set[int] = set()
     out = []
@@ -421,25 +426,35 @@ def drop_repeat_readings(readings: list[IndexReading], q: np.ndarray,
     better-scored box kept. Two such boxes would otherwise pair with each other's
     neighbours into a second, phantom card. A visible index of another card lies at
     least most of an index size away (it must show whole to be read)."""
-    order = sorted(range(len(readings)), key=lambda k: -readings[k].score)
-    top = q.argmax(axis=1)
     kept: list[int] = []
     dropped: dict[int, int] = {}
     if not readings:
         return kept, dropped
-    grid = PointGrid(GRID_CELL * float(np.median([r.size for r in readings])))
-    biggest = max(r.size for r in readings)
+    order = sorted(range(len(readings)), key=lambda k: -readings[k].score)
+    top = q.argmax(axis=1)
+    centres = np.array([r.centre for r in readings])
+    sizes = np.array([r.size for r in readings])
+    # the pairs that may be one index: the same top reading, closer than ``near`` times the larger
+    # size (a sweep over x finds those within reach of the largest, all at once)
+    far = near * float(sizes.max())
+    spans = np.zeros((len(readings), 4))
+    spans[:, 0], spans[:, 2] = centres[:, 0] - far / 2, centres[:, 0] + far / 2
+    i, j = overlapping_pairs(spans)
+    ok = (top[i] == top[j]) & (np.hypot(centres[i, 0] - centres[j, 0], centres[i, 1] - centres[j, 1])
+                               < near * np.maximum(sizes[i], sizes[j]))
+    partners: dict[int, list[int]] = {}
+    for a, b in zip(i[ok].tolist(), j[ok].tolist()):
+        partners.setdefault(a, []).append(b)
+        partners.setdefault(b, []).append(a)
+    # the better-scored box first: each keeps its place, or goes to the first kept box it repeats
+    place: dict[int, int] = {}           # reading -> its position among the kept
     for k in order:
-        r = readings[k]
-        keeper = next((kept[a] for a in grid.near(r.centre[0], r.centre[1], near * biggest)
-                       if top[k] == top[kept[a]]
-                       and math.dist(r.centre, readings[kept[a]].centre) < near * max(r.size, readings[kept[a]].size)),
-                      None)
-        if keeper is None:
-            grid.add(len(kept), *r.centre)
-            kept.append(k)
+        seen = [m for m in partners.get(k, ()) if m in place]
+        if seen:
+            dropped[k] = min(seen, key=place.__getitem__)
         else:
-            dropped[k] = keeper
+            place[k] = len(kept)
+            kept.append(k)
     return sorted(kept), dropped
 
 

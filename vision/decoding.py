@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tableref.vision.geometry import box_area, pairwise_overlap
+from tableref.vision.geometry import box_area, overlapping_pairs, pairwise_overlap
 from tableref.vision.runtime import ModelError
 
 
@@ -66,24 +66,6 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.5,
         if starts[k + 1] > starts[k]:
             suppressed[dst[starts[k]:starts[k + 1]]] = True
     return np.asarray(keep, dtype=np.int64)
-
-
-def overlapping_pairs(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Index pairs (i, j), i != j, of boxes whose x-ranges overlap (each pair once), by a sweep
-    over the boxes sorted by their left edge."""
-    n = len(boxes)
-    by_x = np.argsort(boxes[:, 0], kind="stable")
-    x1 = boxes[by_x, 0]
-    # the boxes (in x order) starting before box k ends: k+1 .. end[k]-1
-    end = np.searchsorted(x1, boxes[by_x, 2], side="right")
-    counts = np.maximum(end - np.arange(n) - 1, 0)
-    total = int(counts.sum())
-    if total == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    first = np.repeat(np.arange(n), counts)
-    offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-    second = first + 1 + offsets
-    return by_x[first], by_x[second]
 
 
 def suppressed_rivals(boxes: np.ndarray, scores: np.ndarray, keep: np.ndarray, group: np.ndarray,

@@ -38,6 +38,24 @@ def pairwise_overlap(a, b) -> tuple[np.ndarray, np.ndarray]:
     return iou, ios
 
 
+def overlapping_pairs(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (i, j), i != j, of boxes whose x-ranges overlap (each pair once), by a sweep
+    over the boxes sorted by their left edge."""
+    n = len(boxes)
+    by_x = np.argsort(boxes[:, 0], kind="stable")
+    x1 = boxes[by_x, 0]
+    # the boxes (in x order) starting before box k ends: k+1 .. end[k]-1
+    end = np.searchsorted(x1, boxes[by_x, 2], side="right")
+    counts = np.maximum(end - np.arange(n) - 1, 0)
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    first = np.repeat(np.arange(n), counts)
+    offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+    second = first + 1 + offsets
+    return by_x[first], by_x[second]
+
+
 def overlap_of_smaller(a, b) -> float:
     """The intersection of two boxes over the smaller one's area: one entry of
     :func:`pairwise_overlap`'s second matrix, in plain Python (a single pair is much cheaper
