@@ -106,6 +106,36 @@ def test_suppressed_rivals_are_the_other_pass_boxes_set_aside_one_per_kept_box()
     assert [len(a) for a in suppressed_rivals(boxes, scores, np.zeros(0, np.int64), group)] == [0, 0]
 
 
+def test_index_crops_cut_each_square_as_an_affine_warp_would_all_at_once():
+    """``index_crops`` (one remap for all boxes) gives each box's square resized as ``cv2.warpAffine``
+    of that scale and shift does, up to a grey level of rounding in a few pixels; one box alone is
+    cut exactly as in a batch; parts outside the image repeat its border."""
+    import cv2
+
+    from tableref.vision.crops import crop_square, index_crop, index_crops
+
+    rng = np.random.default_rng(3)
+    img = rng.integers(0, 256, (300, 400, 3), dtype=np.uint8)
+    img = cv2.GaussianBlur(img, (5, 5), 0)
+    centres = rng.uniform(-20, 420, (600, 2))
+    sizes = rng.uniform(3, 150, (600, 2))
+    boxes = np.concatenate([centres - sizes / 2, centres + sizes / 2], axis=1).astype(np.float32)
+    crops = index_crops(img, boxes)
+    assert crops.shape == (600, 64, 64, 3) and crops.dtype == np.uint8
+    warped = []
+    for b in boxes:
+        cx, cy, half = crop_square(b)
+        s = 64 / (2.0 * half)
+        m = np.array([[s, 0.0, 32 - cx * s], [0.0, s, 32 - cy * s]], np.float32)
+        warped.append(cv2.warpAffine(img, m, (64, 64), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+    diff = np.abs(crops.astype(int) - np.stack(warped))
+    assert diff.max() <= 1 and (diff > 0).mean() < 1e-3
+    assert all(np.array_equal(index_crop(img, b), c) for b, c in zip(boxes[:20], crops[:20]))
+    assert index_crops(img, np.zeros((0, 4))).shape == (0, 64, 64, 3)
+    many = np.repeat(boxes[:1], 700, axis=0)        # more rows than one remap call takes
+    assert (index_crops(img, many) == crops[0]).all()
+
+
 def test_drop_cut_at_tile_edges():
     v = View(x0=500, y0=0, scale=1.0, size=640)      # tile in the middle of a 2000-wide image
     boxes = np.array([[0, 100, 20, 140], [300, 100, 320, 140], [620, 0, 640, 30]], np.float32)

@@ -50,6 +50,30 @@ def test_blank_table_and_non_card_shapes():
     assert find_card_quads(img) == []
 
 
+def test_the_detector_view_shrunk_already_gives_the_same_outlines():
+    """The recogniser hands the outline finder its full view's picture (the frame shrunk as the
+    finder shrinks it): the same quads as shrinking the frame again; a picture of another size is
+    not used."""
+    from tableref.vision.outlines import shrunk_size
+    from tableref.vision.views import letterbox_view, render_view, shown_whole
+
+    img = table_background(1280, 720, seed=4)
+    white_card(img, (300, 300), 15, 260)
+    white_card(img, (900, 400), -20, 240)
+    view = letterbox_view(1280, 720, 640, rect_stride=32)
+    shrunk = shown_whole(render_view(img, view), view, 1280, 720)
+    assert shrunk.shape[1::-1] == shrunk_size(1280, 720) == (640, 360)
+    np.testing.assert_array_equal(shrunk, cv2.resize(img, (640, 360), interpolation=cv2.INTER_AREA))
+    plain = find_card_quads(img)
+    assert len(plain) == 2
+    for given in (shrunk, shrunk[:-1]):         # the second is the wrong size: resized again
+        quads = find_card_quads(img, shrunk=given)
+        assert len(quads) == 2 and all(np.array_equal(a, b) for a, b in zip(quads, plain))
+    # a view that shows part of the image only, or enlarges it, holds no shrunk whole picture
+    assert shown_whole(render_view(img, letterbox_view(1280, 720, 640, scale=1.0)),
+                       letterbox_view(1280, 720, 640, scale=1.0), 1280, 720) is None
+
+
 def test_fixture_cards_apart_outlines():
     truth = json.loads((FIXTURES / "cards_apart.json").read_text())["cards"]
     quads = find_card_quads(cv2.imread(str(FIXTURES / "cards_apart.jpg")))

@@ -1,7 +1,7 @@
 """The one crop used for the corner-index classifier, in training and at run time.
 
 Training data (``datasets``) and inference (``vision.detector``) must cut index
-crops the same way, so both call :func:`index_crop`.
+crops the same way, so both call :func:`index_crop` (or :func:`index_crops`, many at once).
 """
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import numpy as np
 
 CROP_SIZE = 64          # classifier input side in pixels
 CROP_MARGIN = 0.15      # fraction of the box's longer side added on every side
+REMAP_MAX_ROWS = 32766  # the most output rows one cv2.remap call takes
 
 
 def crop_square(box, margin: float = CROP_MARGIN) -> tuple[float, float, float]:
@@ -24,14 +25,41 @@ def index_crop(image: np.ndarray, box, size: int = CROP_SIZE, margin: float = CR
     """Cut the square around an index box and resize it to ``size``×``size``.
 
     ``image`` is BGR uint8 (H, W, 3); the result is BGR uint8 (size, size, 3).
-    Parts outside the image are filled by replicating the border.
+    Parts outside the image are filled by replicating the border. (:func:`index_crops` of one box.)
     """
-    cx, cy, half = crop_square(box, margin)
+    return index_crops(image, [box], size, margin)[0]
+
+
+def index_crops(image: np.ndarray, boxes, size: int = CROP_SIZE, margin: float = CROP_MARGIN) -> np.ndarray:
+    """:func:`index_crop` of each of ``boxes`` (N, 4): (N, size, size, 3), cut by one ``cv2.remap``.
+
+    Each crop maps its square (:func:`crop_square`) onto ``size``×``size`` pixels, bilinear,
+    as ``cv2.warpAffine`` of that scale-and-shift would (the same pixels up to the last bit of
+    rounding in a few): the source position of every output pixel is computed here for all
+    crops at once (a square's column and row positions are each one line), and the one remap
+    saves the per-call cost of a warp a crop (about half the time for a table's 60 crops).
+    """
+    b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    n = len(b)
+    if n == 0:
+        return np.zeros((0, size, size) + image.shape[2:], dtype=image.dtype)
+    cx, cy = (b[:, 0] + b[:, 2]) / 2.0, (b[:, 1] + b[:, 3]) / 2.0
+    half = np.maximum(np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) * (1.0 + 2.0 * margin), 2.0) / 2.0
     scale = size / (2.0 * half)
-    # affine map: crop square -> size x size
-    m = np.array([[scale, 0.0, size / 2.0 - cx * scale], [0.0, scale, size / 2.0 - cy * scale]], dtype=np.float32)
-    interp = cv2.INTER_AREA if scale < 1.0 else cv2.INTER_LINEAR
-    return cv2.warpAffine(image, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+    # the crop -> output map in float32 (scale s, shift t), inverted as warpAffine inverts it (in
+    # double): output pixel k <- source (1/s) k - t/s, evaluated in float32
+    s = scale.astype(np.float32).astype(np.float64)
+    inv = s * (1.0 / (s * s))
+    k = np.arange(size, dtype=np.float32)[None, :]
+    step = inv.astype(np.float32)[:, None]
+    xs = step * k + (-inv * (size / 2.0 - cx * scale).astype(np.float32)).astype(np.float32)[:, None]
+    ys = step * k + (-inv * (size / 2.0 - cy * scale).astype(np.float32)).astype(np.float32)[:, None]
+    map_x = np.broadcast_to(xs[:, None, :], (n, size, size)).reshape(n * size, size)
+    map_y = np.broadcast_to(ys[:, :, None], (n, size, size)).reshape(n * size, size)
+    rows = (REMAP_MAX_ROWS // size) * size      # OpenCV's remap takes fewer than 32767 rows
+    out = np.concatenate([cv2.remap(image, map_x[r:r + rows], map_y[r:r + rows], cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_REPLICATE) for r in range(0, n * size, rows)])
+    return out.reshape((n, size, size) + image.shape[2:])
 
 
 def to_classifier_input(crops: list[np.ndarray] | np.ndarray) -> np.ndarray:

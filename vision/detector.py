@@ -31,14 +31,15 @@ import cv2
 import numpy as np
 
 from tableref.vision.assembly import IndexGeometry, IndexReading, assemble
-from tableref.vision.crops import CROP_MARGIN, CROP_SIZE, index_crop, to_classifier_input
+from tableref.vision.crops import CROP_MARGIN, CROP_SIZE, index_crops, to_classifier_input
 from tableref.vision.decoding import decode_yolo, nms, suppressed_rivals
 from tableref.vision.geometry import box_size, pairwise_overlap
 from tableref.vision.outlines import merge_outline_cards
 from tableref.vision.runtime import ModelError, default_models_dir, int8_variant
 from tableref.vision.runtime import Network, choose_backend
 from tableref.vision.types import DetectedCard, FrameObservation
-from tableref.vision.views import PAD_VALUE, View, ViewCanvas, drop_cut_at_tile_edges, letterbox_view, render_view, tile_views
+from tableref.vision.views import (PAD_VALUE, View, ViewCanvas, drop_cut_at_tile_edges, letterbox_view, render_view,
+                                   shown_whole, tile_views)
 
 # the names other modules and scripts take from here
 __all__ = ["CardRecognizer", "RecognizerConfig", "RecognitionStats", "ModelError", "View", "decode_yolo", "nms",
@@ -176,10 +177,16 @@ class RecognizerConfig:
     outline_layouts: int = 3        # deck layouts tried on each outline (recognition.json's first, then variants)
     tiling: bool = True
     classify_batch: int = 64
-    tta_max_crops: int = 16         # read each crop at 4 turns when there are at most this many (0 = never)
-    tta_uncertain: float = 0.6      # with more crops, read those whose top probability is below this at 4 turns (0 = never)
+    tta_max_crops: int = 16         # read each crop turned too when there are at most this many (0 = never)
+    tta_uncertain: float = 0.6      # with more crops, read those whose top probability is below this turned too (0 = never)
+    # the quarter turns at which a crop is read again (the turned vote): a camera's frames turn it
+    # upside down only (180°: the index box's shape says the glyph stands upright or on its head,
+    # or lies on one side or the other, so the half turn is the other likely way; the quarter turns
+    # show it sideways). Photos (``for_photos``) read all three turns: twice the classifier work
+    # on the unsure crops for a steadier vote, which a single photo can afford
+    vote_turns: tuple[int, ...] = (2,)
     # crops still read with less than tta_uncertain are read again from their box shrunk to this
-    # fraction about its centre (at 4 turns), and the two readings averaged: in a tight fan the square
+    # fraction about its centre (turned too), and the two readings averaged: in a tight fan the square
     # crop holds the neighbours' ranks and suits, the tighter one less of them (0 = never)
     tight_reread: float = 0.7
     # an index read unsure from the box the detector scored best is read again from the box the
@@ -215,6 +222,7 @@ class RecognizerConfig:
         any other field."""
         return cls(**{"index_px_min": PHOTO_INDEX_PX[0], "index_px_target": PHOTO_INDEX_PX[1],
                       "max_rect_pixels": PHOTO_RECT_PIXELS, "fast_classifier": False, "rival_reread": True,
+                      "vote_turns": (1, 2, 3),
                       **changes})
 
 
@@ -280,6 +288,10 @@ class CardRecognizer:
         # rival_reread: the boxes of this frame's turned pass and plain pass that their merge set
         # aside, each beside the box kept on its index (boxes, scores, position of the kept box)
         self._rivals = None
+        # this frame's full view (the whole frame letterboxed, if it was read) and the pictures
+        # rendered this frame, by view: the outline finder looks at the full view's
+        self._full_view = None
+        self._pictures: dict = {}
         # reuse_views: (view, turned, frame size) -> (signature, boxes, scores, frames reused)
         self._view_memo: dict = {}
         self._repeated: set = set()  # the index boxes of this frame whose readings were kept (reuse_readings)
@@ -389,7 +401,7 @@ class CardRecognizer:
             t0, c0 = time.perf_counter(), time.thread_time()
             picture = rendered.get(view)
             if picture is None:
-                picture = rendered[view] = self._canvas.render(image, view)
+                picture = rendered[view] = self._pictures[view] = self._canvas.render(image, view)
             if turned:
                 picture = cv2.rotate(picture, cv2.ROTATE_90_CLOCKWISE)
             key = (view, turned, image.shape[:2])
@@ -460,8 +472,8 @@ class CardRecognizer:
     def classify(self, image: np.ndarray, boxes: np.ndarray, tta: bool | None = None) -> np.ndarray:
         """Probabilities (N, len(names)) for index boxes in source pixels.
 
-        With few boxes (``tta_max_crops``) each crop is also read turned by 90°,
-        180° and 270° and the four readings are averaged (geometric mean): indices
+        With few boxes (``tta_max_crops``) each crop is also read turned (``vote_turns``:
+        180°, or 90°, 180° and 270°) and the readings are averaged (geometric mean): indices
         lie at any angle on a table, so the turned crops are as natural as the
         original, and the vote steadies uncertain readings at little cost. With more
         boxes, only the crops read with less than ``tta_uncertain`` are read turned.
@@ -474,10 +486,10 @@ class CardRecognizer:
         return self._classify_crops(image, boxes, crops, tta)
 
     def _crops(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        return np.stack([index_crop(image, b, size=self.crop_size, margin=self.crop_margin) for b in boxes])
+        return index_crops(image, boxes, size=self.crop_size, margin=self.crop_margin)
 
     def _classify_crops(self, image: np.ndarray, boxes: np.ndarray, crops: np.ndarray, tta: bool | None) -> np.ndarray:
-        """:meth:`classify` of ``crops`` cut at ``boxes``; ``tta`` True (every crop at four turns),
+        """:meth:`classify` of ``crops`` cut at ``boxes``; ``tta`` True (every crop read turned too),
         None (the unsure ones) or False (one reading)."""
         x = to_classifier_input(crops)      # converted once, turned as floats (below)
         if tta:
@@ -582,12 +594,13 @@ class CardRecognizer:
 
     def _read_turned(self, x: np.ndarray, probs: np.ndarray) -> np.ndarray:
         """``probs`` of the converted crops ``x`` (N, 3, H, W; ``to_classifier_input``) averaged
-        (geometric mean) with their readings turned by 90°, 180°, 270°."""
+        (geometric mean) with their readings turned by ``vote_turns`` quarter turns."""
         n = len(x)
+        turns = self.config.vote_turns
         # turned all at once, as floats: a 4-byte element per pixel and channel copies several
         # times faster than the crops' 3-byte pixels (the same values)
-        turned = self._read_inputs(np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in (1, 2, 3)]))
-        return geometric_mean(np.concatenate([probs, turned]).reshape(4, n, -1))
+        turned = self._read_inputs(np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in turns]))
+        return geometric_mean(np.concatenate([probs, turned]).reshape(len(turns) + 1, n, -1))
 
     # -- scale policy ----------------------------------------------------------
 
@@ -608,7 +621,7 @@ class CardRecognizer:
             keep = nms(b2, s2, c.nms_iou, c.nms_ios)
             return b2[keep], s2[keep]
         self._scale_memo = None
-        full = letterbox_view(w, h, S, rect_stride=self.rect_stride)
+        full = self._full_view = letterbox_view(w, h, S, rect_stride=self.rect_stride)
         turned = None
         if c.turned_pass and self._turned_size == (w, h):
             # the last frame of this size was read turned too (no enlarged or shrunk pass): a
@@ -709,7 +722,8 @@ class CardRecognizer:
     def read_indices(self, image: np.ndarray) -> list[IndexReading]:
         """Detected and classified corner indices (``none`` dropped)."""
         t0 = time.perf_counter()
-        self._rivals = None
+        self._rivals = self._full_view = None
+        self._pictures = {}
         boxes, scores = self.find_indices(image)
         t1 = time.perf_counter()
         self._repeated = set()
@@ -757,9 +771,13 @@ class CardRecognizer:
         """Cards lying apart, found by their outline (see :func:`vision.outlines.read_outline_cards`)."""
         from tableref.vision.outlines import read_outline_cards
 
+        view = self._full_view
+        picture = self._pictures.get(view) if view is not None else None
+        h, w = image.shape[:2]
+        shrunk = shown_whole(picture, view, w, h) if picture is not None else None
         return read_outline_cards(image, self.classify, self.geometry.layouts()[: self.config.outline_layouts],
                                   self.names, self.none_index, known, self.config.min_card_confidence,
-                                  self.config.tta_max_crops)
+                                  self.config.tta_max_crops, shrunk=shrunk)
 
     def observe(self, image: np.ndarray, t: float = 0.0) -> FrameObservation:
         """A :class:`FrameObservation` of one frame (with a sharpness measure)."""

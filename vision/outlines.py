@@ -26,6 +26,8 @@ KERNEL_DIVISOR = 120
 MIN_SIDE_PX = 8
 # the outline polygon is simplified to within this fraction of its perimeter (a card: 4 corners)
 POLY_EPSILON = 0.02
+# outlines are looked for in the picture shrunk to this longer side (px)
+WORK_SIDE = 640
 
 
 def _order_quad(pts: np.ndarray) -> np.ndarray:
@@ -49,20 +51,36 @@ def percentile_u8(image: np.ndarray, q: float) -> float:
     return b - (b - a) * (1.0 - t) if t >= 0.5 else a + (b - a) * t
 
 
+def shrunk_size(width: int, height: int, work_side: int = WORK_SIDE) -> tuple[int, int]:
+    """The (w, h) :func:`find_card_quads` shrinks a picture of that size to (the longer side
+    ``work_side`` at most)."""
+    f = min(1.0, work_side / max(height, width))
+    return max(1, int(round(width * f))), max(1, int(round(height * f)))
+
+
 def find_card_quads(image: np.ndarray, min_area_frac: float = 0.002, max_area_frac: float = 0.6,
-                    work_side: int = 640, white_rel: float = 0.7, hull_fill: float = 0.8,
-                    rect_fill: float = 0.85, aspect_range: tuple[float, float] = (1.2, 1.7)) -> list[np.ndarray]:
-    """Quads (4×2 float, image pixels) of light card-shaped outlines in a BGR image."""
+                    work_side: int = WORK_SIDE, white_rel: float = 0.7, hull_fill: float = 0.8,
+                    rect_fill: float = 0.85, aspect_range: tuple[float, float] = (1.2, 1.7),
+                    shrunk: np.ndarray | None = None) -> list[np.ndarray]:
+    """Quads (4×2 float, image pixels) of light card-shaped outlines in a BGR image.
+
+    ``shrunk``: the image already resized to :func:`shrunk_size` (``cv2.INTER_AREA``), as the
+    detector's full view holds it, saving the resize here."""
     h, w = image.shape[:2]
     f = min(1.0, work_side / max(h, w))
-    small = cv2.resize(image, (max(1, int(round(w * f))), max(1, int(round(h * f)))),
-                       interpolation=cv2.INTER_AREA) if f < 1 else image
+    if f >= 1:
+        small = image
+    elif shrunk is not None and shrunk.shape[1::-1] == shrunk_size(w, h, work_side):
+        small = shrunk
+    else:
+        small = cv2.resize(image, shrunk_size(w, h, work_side), interpolation=cv2.INTER_AREA)
     # card paper: the whitest part of the scene (every colour channel high)
     b, g, r = cv2.split(small)
     white = cv2.GaussianBlur(cv2.min(cv2.min(b, g), r), (5, 5), 0)
     otsu, _ = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     thr = max(otsu, white_rel * percentile_u8(white, 99.5), 90.0)
-    mask = (white >= thr).astype(np.uint8) * 255
+    # white >= thr, as 0/255 (a whole-number threshold one below: the pixels are whole numbers)
+    _, mask = cv2.threshold(white, math.ceil(thr) - 1, 255, cv2.THRESH_BINARY)
     # fill the card's printed interior (pips, court art) and cut thin bridges to the table
     k = max(3, int(round(min(small.shape[:2]) / KERNEL_DIVISOR)) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)), iterations=2)
@@ -164,7 +182,7 @@ REAL_INDEX = 0.5
 
 def read_outline_cards(image: np.ndarray, classify, layouts: list[IndexGeometry], names: list[str],
                        none_index: int, known: list[DetectedCard] | None = None, min_confidence: float = 0.35,
-                       tta_max_crops: int = 16) -> list[DetectedCard]:
+                       tta_max_crops: int = 16, shrunk: np.ndarray | None = None) -> list[DetectedCard]:
     """Cards lying apart, found by their outline; their corner indices read where they must be.
 
     Independent of the index detector: for each card-shaped light quad the
@@ -174,9 +192,10 @@ def read_outline_cards(image: np.ndarray, classify, layouts: list[IndexGeometry]
     detector's cards) only the outlines that hold none of them, or a single one too weak
     to report, are read: an outline holding a confident card would only confirm it, and
     one holding several cards is a group of cards (a meld of identical cards, in
-    Marriage, looks like one card outline with one value inside).
+    Marriage, looks like one card outline with one value inside). ``shrunk``: see
+    :func:`find_card_quads`.
     """
-    quads = find_card_quads(image)
+    quads = find_card_quads(image, shrunk=shrunk)
     if known is not None:
         quads = outlines_to_read(quads, known, min_confidence)
     if not quads:

@@ -78,6 +78,36 @@ def letterbox_view(width: int, height: int, size: int, scale: float | None = Non
                 height=None if in_h == in_w else in_h)
 
 
+def view_rects(view: View, w: int, h: int):
+    """Where :func:`render_view` puts a ``w``×``h`` image's part that ``view`` shows: (source
+    rectangle, destination rectangle in the view's pixels), each (x1, y1, x2, y2) in whole pixels;
+    None if the view shows none of it."""
+    sx1, sy1, sx2, sy2 = view.source_rect()
+    cx1, cy1 = max(0, int(math.floor(sx1))), max(0, int(math.floor(sy1)))
+    cx2, cy2 = min(w, int(math.ceil(sx2))), min(h, int(math.ceil(sy2)))
+    if cx2 <= cx1 or cy2 <= cy1:
+        return None
+    # destination rectangle of the clipped source region
+    dx1 = int(round((cx1 - view.x0) * view.scale))
+    dy1 = int(round((cy1 - view.y0) * view.scale))
+    dx2 = min(view.width_px, int(round((cx2 - view.x0) * view.scale)))
+    dy2 = min(view.height_px, int(round((cy2 - view.y0) * view.scale)))
+    dx1, dy1 = max(0, dx1), max(0, dy1)
+    if dx2 <= dx1 or dy2 <= dy1:
+        return None
+    return (cx1, cy1, cx2, cy2), (dx1, dy1, dx2, dy2)
+
+
+def shown_whole(picture: np.ndarray, view: View, w: int, h: int) -> np.ndarray | None:
+    """The part of a view's rendered ``picture`` that holds a ``w``×``h`` image, if the view shows
+    all of it shrunk (the image resized as ``cv2.resize`` with ``INTER_AREA`` gives it); else None."""
+    rects = view_rects(view, w, h)
+    if rects is None or view.scale >= 1.0 or rects[0] != (0, 0, w, h):
+        return None
+    dx1, dy1, dx2, dy2 = rects[1]
+    return picture[dy1:dy2, dx1:dx2]
+
+
 def render_view(image: np.ndarray, view: View, out: np.ndarray | None = None) -> np.ndarray:
     """Cut and resize the part of ``image`` that ``view`` shows; pad with grey.
 
@@ -90,19 +120,10 @@ def render_view(image: np.ndarray, view: View, out: np.ndarray | None = None) ->
     out_w, out_h = view.width_px, view.height_px
     if out is None or out.shape != (out_h, out_w, 3) or out.dtype != np.uint8:
         out = np.full((out_h, out_w, 3), PAD_VALUE, dtype=np.uint8)
-    sx1, sy1, sx2, sy2 = view.source_rect()
-    cx1, cy1 = max(0, int(math.floor(sx1))), max(0, int(math.floor(sy1)))
-    cx2, cy2 = min(w, int(math.ceil(sx2))), min(h, int(math.ceil(sy2)))
-    if cx2 <= cx1 or cy2 <= cy1:
+    rects = view_rects(view, w, h)
+    if rects is None:
         return out
-    # destination rectangle of the clipped source region
-    dx1 = int(round((cx1 - view.x0) * view.scale))
-    dy1 = int(round((cy1 - view.y0) * view.scale))
-    dx2 = min(out_w, int(round((cx2 - view.x0) * view.scale)))
-    dy2 = min(out_h, int(round((cy2 - view.y0) * view.scale)))
-    dx1, dy1 = max(0, dx1), max(0, dy1)
-    if dx2 <= dx1 or dy2 <= dy1:
-        return out
+    (cx1, cy1, cx2, cy2), (dx1, dy1, dx2, dy2) = rects
     region = image[cy1:cy2, cx1:cx2]
     interp = cv2.INTER_AREA if view.scale < 1.0 else cv2.INTER_LINEAR
     # resized straight into the buffer (no temporary picture)
