@@ -41,10 +41,13 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.5,
     order = np.argsort(-scores, kind="stable")
     i, j = overlapping_pairs(boxes)
     if len(i):
-        a, b = boxes[i], boxes[j]
-        iw = np.minimum(a[:, 2], b[:, 2]) - np.maximum(a[:, 0], b[:, 0])
-        ih = np.minimum(a[:, 3], b[:, 3]) - np.maximum(a[:, 1], b[:, 1])
-        inter = np.clip(iw, 0, None) * np.clip(ih, 0, None)
+        x1, y1, x2, y2 = boxes.T
+        # pairs overlapping in x may lie far apart in y (a column of indices): those first
+        ih = np.minimum(y2[i], y2[j]) - np.maximum(y1[i], y1[j])
+        near = ih > 0
+        i, j, ih = i[near], j[near], ih[near]
+        iw = np.minimum(x2[i], x2[j]) - np.maximum(x1[i], x1[j])
+        inter = np.clip(iw, 0, None) * ih
         area = box_area(boxes)
         aa, ab = area[i], area[j]
         hit = inter / np.maximum(aa + ab - inter, 1e-9) > iou_threshold

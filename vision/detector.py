@@ -734,11 +734,9 @@ class CardRecognizer:
         t2 = time.perf_counter()
         self.last_stats.ms_detect = (t1 - t0) * 1000
         self.last_stats.ms_classify = (t2 - t1) * 1000
-        readings = []
-        for b, s, p in zip(boxes, scores, probs):
-            if int(np.argmax(p)) == self.none_index:
-                continue
-            readings.append(IndexReading(box=tuple(float(v) for v in b), score=float(s), probs=p))
+        real = np.flatnonzero(probs.argmax(axis=1) != self.none_index)
+        readings = [IndexReading(box=tuple(b), score=s, probs=probs[k])
+                    for k, b, s in zip(real.tolist(), boxes[real].tolist(), scores[real].tolist())]
         self.last_stats.indices = len(readings)
         return readings
 
