@@ -62,3 +62,21 @@ def test_tableref_models_names_other_models(tmp_path, monkeypatch):
     assert runtime.default_models_dir() == tmp_path
     with pytest.raises(ModelError, match="recognition.json"):
         CardRecognizer()
+
+
+def test_freed_arrays_are_kept_for_the_next_frame_on_glibc():
+    """``keep_freed_memory`` (called by every recogniser) raises glibc's mmap and trim thresholds
+    once, so a frame's megabyte arrays reuse the last frame's pages instead of faulting in fresh
+    ones; elsewhere it changes nothing and says so."""
+    import ctypes
+    import sys
+
+    from tableref.vision import runtime
+
+    try:
+        ctypes.CDLL(None).gnu_get_libc_version
+        glibc = sys.platform.startswith("linux")
+    except (OSError, AttributeError):
+        glibc = False
+    assert runtime.keep_freed_memory() is glibc
+    assert runtime.keep_freed_memory() is glibc          # once is enough; asking again is harmless

@@ -35,7 +35,7 @@ from tableref.vision.crops import CROP_MARGIN, CROP_SIZE, index_crops, to_classi
 from tableref.vision.decoding import decode_yolo, nms, suppressed_rivals
 from tableref.vision.geometry import box_size, pairwise_overlap
 from tableref.vision.outlines import merge_outline_cards
-from tableref.vision.runtime import ModelError, default_models_dir, int8_variant
+from tableref.vision.runtime import ModelError, default_models_dir, int8_variant, keep_freed_memory
 from tableref.vision.runtime import Network, choose_backend
 from tableref.vision.types import DetectedCard, FrameObservation
 from tableref.vision.views import (PAD_VALUE, View, ViewCanvas, drop_cut_at_tile_edges, letterbox_view, render_view,
@@ -296,6 +296,7 @@ class CardRecognizer:
         self._view_memo: dict = {}
         self._repeated: set = set()  # the index boxes of this frame whose readings were kept (reuse_readings)
         self._canvas = ViewCanvas()
+        keep_freed_memory()
         spec_path = self.models_dir / "recognition.json"
         if not spec_path.exists():
             raise ModelError(f"no recognition models: {spec_path} is missing")
