@@ -208,9 +208,11 @@ def test_the_turned_vote_reads_each_crop_turned(recognizer):
 
 def test_still_unsure_readings_are_also_read_from_a_tighter_box(recognizer):
     """``tight_reread``: crops still unsure after the turned vote are read again from their box shrunk
-    about its centre, and the two readings are averaged; sure crops keep their reading."""
+    about its centre (once for a camera's frames, turned too with ``tight_turned`` as for photos), and
+    the two readings are averaged; sure crops keep their reading."""
     from tableref.vision.detector import CardRecognizer, RecognizerConfig
 
+    assert not RecognizerConfig().tight_turned and RecognizerConfig.for_photos().tight_turned
     img = cv2.imread(str(FIXTURES / "meld_and_duplicates.jpg"))
     boxes, _ = recognizer.find_indices(img)
     base = CardRecognizer(config=RecognizerConfig(tight_reread=0.0))
@@ -218,52 +220,19 @@ def test_still_unsure_readings_are_also_read_from_a_tighter_box(recognizer):
     limit = float(np.median(first.max(axis=1)))
     cfg = dict(tta_max_crops=0, tta_uncertain=limit)
     plain = CardRecognizer(config=RecognizerConfig(**cfg, tight_reread=0.0)).classify(img, boxes)
-    tight = CardRecognizer(config=RecognizerConfig(**cfg, tight_reread=0.7)).classify(img, boxes)
     unsure = plain.max(axis=1) < limit
     assert unsure.any() and (~unsure).any()
-    np.testing.assert_allclose(tight[~unsure], plain[~unsure], atol=1e-6)
     b = boxes[unsure]
     centre, half = (b[:, :2] + b[:, 2:]) / 2, (b[:, 2:] - b[:, :2]) / 2 * 0.7
-    again = base.classify(img, np.concatenate([centre - half, centre + half], axis=1), tta=True)
-    g = np.sqrt(np.clip(plain[unsure], 1e-6, 1) * np.clip(again, 1e-6, 1))
-    np.testing.assert_allclose(tight[unsure], g / g.sum(axis=1, keepdims=True), atol=1e-5)
-    np.testing.assert_allclose(tight.sum(axis=1), 1.0, atol=1e-4)
-    assert not np.allclose(tight[unsure], plain[unsure], atol=1e-3)
-
-
-def test_an_unsure_index_is_read_again_from_its_rival_box_and_a_different_card_there_kept():
-    """``rival_reread`` (photos): the box the other pass put on an index, which the merge set aside,
-    is read where the kept box's reading is unsure; a card other than the kept box's is added as a
-    reading of its own, the same card (or ``none``) is not. Sure indices cost nothing."""
-    from tableref.vision.detector import CardRecognizer, RecognizerConfig
-
-    assert RecognizerConfig.for_photos().rival_reread and not RecognizerConfig().rival_reread
-    img = cv2.imread(str(FIXTURES / "cards_apart.jpg"))
-    rec = CardRecognizer(config=RecognizerConfig.for_photos())
-    boxes, scores = rec.find_indices(img)
-    probs = rec.classify(img, boxes)
-    assert len(boxes) >= 3 and (probs.max(axis=1) >= rec.config.tta_uncertain)[:3].all()
-    kept = probs.copy()
-    # index 0: its kept box read unsure and wrong (another card's value at 0.3); index 1: unsure and
-    # right; index 2: sure. Each has its own box again as its rival.
-    def unsure(value):
-        row = np.full(len(rec.names), 0.5 / (len(rec.names) - 1), np.float32)
-        row[value] = 0.5
-        return row
-
-    wrong = (int(probs[0].argmax()) + 1) % rec.none_index
-    kept[0], kept[1] = unsure(wrong), unsure(int(probs[1].argmax()))
-    assert kept[:2].max(axis=1).max() < rec.config.tta_uncertain
-    rival = boxes[:3] + 1.0
-    b, s, p = rec._read_rivals(img, boxes, scores, kept, rival, scores[:3] - 0.1, np.arange(3))
-    assert rec.last_stats.rivals_read == 2                  # the sure index's rival is not read
-    assert len(b) == len(boxes) + 1 == len(s) == len(p)
-    np.testing.assert_array_equal(b[:len(boxes)], boxes)
-    np.testing.assert_array_equal(p[:len(boxes)], kept)
-    np.testing.assert_array_equal(b[-1], rival[0])
-    assert s[-1] == pytest.approx(scores[0] - 0.1)
-    np.testing.assert_allclose(p[-1], rec.classify(img, rival[:1])[0], atol=1e-6)
-    assert p[-1].argmax() == probs[0].argmax() != wrong
+    tight_boxes = np.concatenate([centre - half, centre + half], axis=1)
+    for turned in (False, True):
+        tight = CardRecognizer(config=RecognizerConfig(**cfg, tight_reread=0.7, tight_turned=turned)).classify(img, boxes)
+        np.testing.assert_allclose(tight[~unsure], plain[~unsure], atol=1e-6)
+        again = base.classify(img, tight_boxes, tta=turned)
+        g = np.sqrt(np.clip(plain[unsure], 1e-6, 1) * np.clip(again, 1e-6, 1))
+        np.testing.assert_allclose(tight[unsure], g / g.sum(axis=1, keepdims=True), atol=1e-5)
+        np.testing.assert_allclose(tight.sum(axis=1), 1.0, atol=1e-4)
+        assert not np.allclose(tight[unsure], plain[unsure], atol=1e-3)
 
 
 def test_the_turned_pass_maps_its_boxes_back_onto_the_indices(recognizer):

@@ -186,9 +186,13 @@ class RecognizerConfig:
     # still but lost a card on the real photos and a Marriage count of the rendered evaluation
     vote_turns: tuple[int, ...] = (1, 3)
     # crops still read with less than tta_uncertain are read again from their box shrunk to this
-    # fraction about its centre (turned too), and the two readings averaged: in a tight fan the square
+    # fraction about its centre, and the two readings averaged: in a tight fan the square
     # crop holds the neighbours' ranks and suits, the tighter one less of them (0 = never)
     tight_reread: float = 0.7
+    # ... and that tighter crop read turned too (``vote_turns``): photos (``for_photos``); a camera's
+    # frames read it once (the same cards on every real measure, 14 fewer classifier runs for the
+    # real 720p fan frame)
+    tight_turned: bool = False
     # an index read unsure from the box the detector scored best is read again from the box the
     # turned pass (or the plain one) put on it, which the merge of the two passes set aside; a
     # different card read there is kept as a reading of its own, and the assembly decides. The
@@ -222,7 +226,7 @@ class RecognizerConfig:
         any other field."""
         return cls(**{"index_px_min": PHOTO_INDEX_PX[0], "index_px_target": PHOTO_INDEX_PX[1],
                       "max_rect_pixels": PHOTO_RECT_PIXELS, "fast_classifier": False, "rival_reread": True,
-                      "vote_turns": (1, 2, 3),
+                      "vote_turns": (1, 2, 3), "tight_turned": True,
                       **changes})
 
 
@@ -572,7 +576,9 @@ class CardRecognizer:
         centre, half = (b[:, :2] + b[:, 2:]) / 2, (b[:, 2:] - b[:, :2]) / 2 * f
         tight = np.concatenate([centre - half, centre + half], axis=1)
         x = to_classifier_input(self._crops(image, tight))
-        again = self._read_turned(x, self._read_inputs(x))
+        again = self._read_inputs(x)
+        if self.config.tight_turned:
+            again = self._read_turned(x, again)
         probs[unsure] = geometric_mean(np.stack([probs[unsure], again]))
         return probs
 
