@@ -31,7 +31,7 @@ from tableref.vision.geometry import (
     card_quad,
     half_diagonal,
     overlap_of_smaller,
-    overlapping_pairs,
+    pairs_apart_in_x,
     points_in_quad,
     quads_overlap,
     union,
@@ -257,10 +257,7 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
     # pairs less than the largest such reach apart in x (a sweep over the readings sorted by x,
     # all at once), then the exact tests
     far = reach * float(sizes.max()) * geo.size_tolerance
-    spans = np.zeros((n, 4))
-    spans[:, 0], spans[:, 2] = centres[:, 0] - far / 2, centres[:, 0] + far / 2
-    ii, jj = overlapping_pairs(spans)
-    ii, jj = np.minimum(ii, jj), np.maximum(ii, jj)
+    ii, jj = pairs_apart_in_x(centres[:, 0], far)
     big = np.maximum(sizes[ii], sizes[jj])
     ratio = big / np.maximum(np.minimum(sizes[ii], sizes[jj]), 1e-9)
     dist = np.hypot(centres[ii, 0] - centres[jj, 0], centres[ii, 1] - centres[jj, 1])
@@ -358,10 +355,7 @@ def side_pairs(readings: list[IndexReading], q: np.ndarray, geo: IndexGeometry, 
     # a partner is at most SIDE_SIZE_RATIO times larger: the mean size at most that much more; the
     # pairs (a, b), a < b, less than the largest such reach apart in x (a sweep), then the exact tests
     far = tolerance * longest * float(sizes.max()) * (1.0 + SIDE_SIZE_RATIO) / 2.0 * 1.001
-    spans = np.zeros((len(free), 4))
-    spans[:, 0], spans[:, 2] = centres[:, 0] - far / 2, centres[:, 0] + far / 2
-    a, b = overlapping_pairs(spans)
-    a, b = np.minimum(a, b), np.maximum(a, b)
+    a, b = pairs_apart_in_x(centres[:, 0], far)
     i, j = free[a], free[b]
     # the first index of a pair must be elongated (a turned one's long axis is unknown); its long
     # axis is the one the pair must lie along
@@ -437,9 +431,7 @@ def drop_repeat_readings(readings: list[IndexReading], q: np.ndarray,
     # the pairs that may be one index: the same top reading, closer than ``near`` times the larger
     # size (a sweep over x finds those within reach of the largest, all at once)
     far = near * float(sizes.max())
-    spans = np.zeros((len(readings), 4))
-    spans[:, 0], spans[:, 2] = centres[:, 0] - far / 2, centres[:, 0] + far / 2
-    i, j = overlapping_pairs(spans)
+    i, j = pairs_apart_in_x(centres[:, 0], far)
     ok = (top[i] == top[j]) & (np.hypot(centres[i, 0] - centres[j, 0], centres[i, 1] - centres[j, 1])
                                < near * np.maximum(sizes[i], sizes[j]))
     partners: dict[int, list[int]] = {}

@@ -56,6 +56,16 @@ def overlapping_pairs(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return by_x[first], by_x[second]
 
 
+def pairs_apart_in_x(xs: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (i, j), i < j, of points whose x coordinates ``xs`` lie at most ``reach`` apart
+    (:func:`overlapping_pairs` of spans ``reach`` wide): a superset of the pairs within ``reach``
+    of each other, to be tested exactly by the caller."""
+    spans = np.zeros((len(xs), 4))
+    spans[:, 0], spans[:, 2] = xs - reach / 2, xs + reach / 2
+    i, j = overlapping_pairs(spans)
+    return np.minimum(i, j), np.maximum(i, j)
+
+
 def overlap_of_smaller(a, b) -> float:
     """The intersection of two boxes over the smaller one's area: one entry of
     :func:`pairwise_overlap`'s second matrix, in plain Python (a single pair is much cheaper

@@ -68,12 +68,13 @@ def find_card_quads(image: np.ndarray, min_area_frac: float = 0.002, max_area_fr
     detector's full view holds it, saving the resize here."""
     h, w = image.shape[:2]
     f = min(1.0, work_side / max(h, w))
+    size = shrunk_size(w, h, work_side)
     if f >= 1:
         small = image
-    elif shrunk is not None and shrunk.shape[1::-1] == shrunk_size(w, h, work_side):
+    elif shrunk is not None and shrunk.shape[1::-1] == size:
         small = shrunk
     else:
-        small = cv2.resize(image, shrunk_size(w, h, work_side), interpolation=cv2.INTER_AREA)
+        small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
     # card paper: the whitest part of the scene (every colour channel high)
     b, g, r = cv2.split(small)
     white = cv2.GaussianBlur(cv2.min(cv2.min(b, g), r), (5, 5), 0)
