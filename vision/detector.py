@@ -292,10 +292,10 @@ class CardRecognizer:
         # rival_reread: the boxes of this frame's turned pass and plain pass that their merge set
         # aside, each beside the box kept on its index (boxes, scores, position of the kept box)
         self._rivals = None
-        # this frame's full view (the whole frame letterboxed, if it was read) and the pictures
-        # rendered this frame, by view: the outline finder looks at the full view's
+        # this frame's full view (the whole frame letterboxed, if it was read) and its rendered
+        # picture: the outline finder looks at it
         self._full_view = None
-        self._pictures: dict = {}
+        self._full_picture = None
         # reuse_views: (view, turned, frame size) -> (signature, boxes, scores, frames reused)
         self._view_memo: dict = {}
         self._repeated: set = set()  # the index boxes of this frame whose readings were kept (reuse_readings)
@@ -406,7 +406,9 @@ class CardRecognizer:
             t0, c0 = time.perf_counter(), time.thread_time()
             picture = rendered.get(view)
             if picture is None:
-                picture = rendered[view] = self._pictures[view] = self._canvas.render(image, view)
+                picture = rendered[view] = self._canvas.render(image, view)
+                if view == self._full_view:
+                    self._full_picture = picture
             if turned:
                 picture = cv2.rotate(picture, cv2.ROTATE_90_CLOCKWISE)
             key = (view, turned, image.shape[:2])
@@ -729,8 +731,7 @@ class CardRecognizer:
     def read_indices(self, image: np.ndarray) -> list[IndexReading]:
         """Detected and classified corner indices (``none`` dropped)."""
         t0 = time.perf_counter()
-        self._rivals = self._full_view = None
-        self._pictures = {}
+        self._rivals = self._full_view = self._full_picture = None
         boxes, scores = self.find_indices(image)
         t1 = time.perf_counter()
         self._repeated = set()
@@ -776,10 +777,9 @@ class CardRecognizer:
         """Cards lying apart, found by their outline (see :func:`vision.outlines.read_outline_cards`)."""
         from tableref.vision.outlines import read_outline_cards
 
-        view = self._full_view
-        picture = self._pictures.get(view) if view is not None else None
         h, w = image.shape[:2]
-        shrunk = shown_whole(picture, view, w, h) if picture is not None else None
+        picture = self._full_picture
+        shrunk = shown_whole(picture, self._full_view, w, h) if picture is not None else None
         return read_outline_cards(image, self.classify, self.geometry.layouts()[: self.config.outline_layouts],
                                   self.names, self.none_index, known, self.config.min_card_confidence,
                                   self.config.tta_max_crops, shrunk=shrunk)
