@@ -263,7 +263,11 @@ def test_a_camera_frame_read_turned_like_the_last_runs_both_passes_side_by_side(
     first = rec.recognize(img)
     assert rec.last_stats.passes[-1] == "turned" and rec.last_stats.runs_side_by_side == 0
     second = rec.recognize(img)
-    assert rec.last_stats.runs_side_by_side == 2 and rec.last_stats.detector_runs == 2
+    stats = rec.last_stats
+    assert stats.runs_side_by_side == 2 and stats.detector_runs == 2
+    # the runs' input pictures and decoding were done in the helper threads, and counted there
+    assert stats.cpu_ms_helpers > 0 and stats.cpu_ms_non_network > stats.cpu_ms_thread - stats.cpu_ms_thread_net
+    assert 0 < stats.ms_detector_net < stats.ms_detect and 0 < stats.ms_non_network < stats.ms_total
     assert [(c.card, c.confidence) for c in second] == [(c.card, c.confidence) for c in first]
     h, w = img.shape[:2]
     view = letterbox_view(w, h, rec.imgsz, rect_stride=rec.rect_stride)
@@ -273,6 +277,28 @@ def test_a_camera_frame_read_turned_like_the_last_runs_both_passes_side_by_side(
     # a frame of another size is read one pass after the other again (nothing to go by)
     rec.recognize(cv2.resize(img, None, fx=0.9, fy=0.9))
     assert rec.last_stats.runs_side_by_side == 0
+
+
+def test_the_outlines_found_in_the_helper_thread_are_those_found_after_the_assembly():
+    """``recognize`` looks for the lone cards' outlines in a helper thread while the indices are
+    read: the same cards as looking for them afterwards, in the calling thread."""
+    from tableref.vision.assembly import assemble
+    from tableref.vision.detector import CardRecognizer
+    from tableref.vision.outlines import merge_outline_cards
+
+    img = cv2.imread(str(FIXTURES / "cards_apart.jpg"))
+    rec = CardRecognizer(threads=2)
+    got = rec.recognize(img)
+    assert rec.last_stats.cpu_ms_helpers > 0 and rec._quads is None
+    readings = rec.read_indices(img)      # no helper: outline_cards finds the quads itself
+    assert rec._quads is None
+    h, w = img.shape[:2]
+    cards = assemble(readings, rec.names, rec.geometry, min_confidence=0.0, image_size=(w, h),
+                     det_power=rec.config.det_score_power)
+    want = merge_outline_cards(cards, rec.outline_cards(img, cards), rec.config.min_card_confidence)
+    want = sorted((c for c in want if c.confidence >= rec.config.min_card_confidence), key=lambda c: -c.confidence)
+    assert [(c.card, c.confidence, c.box) for c in got] == [(c.card, c.confidence, c.box) for c in want]
+    assert len(got) >= 5 and any(c.quad for c in got)     # lone cards, their outlines found
 
 
 def test_a_camera_reuses_the_readings_of_unchanged_indices_and_reads_changed_ones_again():

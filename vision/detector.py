@@ -34,7 +34,7 @@ from tableref.vision.assembly import IndexGeometry, IndexReading, assemble
 from tableref.vision.crops import CROP_MARGIN, CROP_SIZE, index_crops, to_classifier_input
 from tableref.vision.decoding import decode_yolo, nms, suppressed_rivals
 from tableref.vision.geometry import box_size, pairwise_overlap
-from tableref.vision.outlines import merge_outline_cards
+from tableref.vision.outlines import find_card_quads, merge_outline_cards
 from tableref.vision.runtime import ModelError, default_models_dir, int8_variant, keep_freed_memory
 from tableref.vision.runtime import Network, choose_backend
 from tableref.vision.types import DetectedCard, FrameObservation
@@ -231,6 +231,31 @@ class RecognizerConfig:
 
 
 @dataclass
+class ViewRun:
+    """One detector run on a view (:meth:`CardRecognizer._read_view`): its boxes and scores, when
+    its input was converted and when it was in the network (perf_counter intervals), and the CPU
+    time of its thread converting, in the network and decoding (seconds)."""
+
+    boxes: np.ndarray
+    scores: np.ndarray
+    blob: tuple[float, float]
+    net: tuple[float, float]
+    cpu_blob: float
+    cpu_net: float
+    cpu_after: float
+
+
+def _union(intervals: list[tuple[float, float]]) -> float:
+    """The length of the union of (start, end) intervals."""
+    total, end = 0.0, -math.inf
+    for a, b in sorted(intervals):
+        if b > end:
+            total += b - max(a, end)
+            end = b
+    return total
+
+
+@dataclass
 class RecognitionStats:
     """What one ``recognize`` call did (for benchmarks and debugging)."""
 
@@ -256,6 +281,9 @@ class RecognitionStats:
     # and inside the two networks (the runtime works in this thread too)
     cpu_ms_thread: float = 0.0
     cpu_ms_thread_net: float = 0.0
+    # CPU time of the work outside the networks that helper threads did beside the calling thread
+    # (the detector's input pictures and decoding of runs side by side, the outline finder)
+    cpu_ms_helpers: float = 0.0
 
     @property
     def ms_non_network(self) -> float:
@@ -264,8 +292,8 @@ class RecognitionStats:
 
     @property
     def cpu_ms_non_network(self) -> float:
-        """The CPU time of everything but the two networks (all of it runs in the calling thread)."""
-        return self.cpu_ms_thread - self.cpu_ms_thread_net
+        """The CPU time of everything but the two networks, in the calling thread and its helpers."""
+        return self.cpu_ms_thread - self.cpu_ms_thread_net + self.cpu_ms_helpers
 
     @property
     def cpu_ms_per_card(self) -> float:
@@ -296,6 +324,9 @@ class CardRecognizer:
         # picture: the outline finder looks at it
         self._full_view = None
         self._full_picture = None
+        # the outline finder's quads of this frame, being found in the helper thread (a future)
+        self._quads = None
+        self._helper_pool = None
         # reuse_views: (view, turned, frame size) -> (signature, boxes, scores, frames reused)
         self._view_memo: dict = {}
         self._repeated: set = set()  # the index boxes of this frame whose readings were kept (reuse_readings)
@@ -387,13 +418,13 @@ class CardRecognizer:
 
     def detect_full_and_turned(self, image: np.ndarray, view: View):
         """:meth:`detect_view` of ``view`` as it is and turned, the two runs side by side (one core
-        each, :meth:`Network.run_together`): the same boxes as two calls, in less time."""
+        each, :meth:`Network.map_side_by_side`): the same boxes as two calls, in less time."""
         return tuple(self._detect_group(image, [(view, False), (view, True)]))
 
     def _detect_group(self, image: np.ndarray, items: list[tuple[View, bool]]) -> list[tuple[np.ndarray, np.ndarray]]:
         """(boxes, scores) of each (view, turned) of ``items``, as :meth:`detect_view` gives them.
 
-        Several are run two at a time side by side (one core each, :meth:`Network.run_together`).
+        Several are run two at a time side by side (one core each, :meth:`Network.map_side_by_side`).
         With ``reuse_views`` a view whose picture is unchanged since the detector last read it
         (:func:`picture_unchanged`) keeps the boxes found then, for at most REUSE_MAX_FRAMES frames
         in a row."""
@@ -426,28 +457,50 @@ class CardRecognizer:
         for g in range(0, len(todo), group):
             part = todo[g:g + group]
             t0, c0 = time.perf_counter(), time.thread_time()
-            blobs = [self.det_net.image_blob(item[5], slot) for slot, item in enumerate(part)]
-            t1, c1 = time.perf_counter(), time.thread_time()
-            stats.ms_views += (t1 - t0) * 1000
-            stats.cpu_ms_views += (c1 - c0) * 1000
-            outs = self.det_net.run_together(blobs) if len(part) > 1 else [self.det_net.run(blobs[0])]
-            self._count_detector(t1, c1, len(part))
-            if len(part) > 1:
-                stats.runs_side_by_side += len(part)
-            for (k, view, turned, key, sign, _), raw in zip(part, outs):
-                out[k] = self._view_boxes(raw, view, turned)
+            runs = self.det_net.map_side_by_side(self._read_view, [(view, turned, picture)
+                                                                    for _, view, turned, _, _, picture in part])
+            self._count_detector(t0, c0, runs, in_helpers=len(part) > 1 and group > 1)
+            for (k, view, turned, key, sign, _), run in zip(part, runs):
+                out[k] = run.boxes, run.scores
                 if reuse:
                     if len(self._view_memo) >= VIEW_MEMO_SIZE:
                         self._view_memo.pop(next(iter(self._view_memo)))
                     self._view_memo.pop(key, None)
-                    self._view_memo[key] = (sign, out[k][0].copy(), out[k][1].copy(), 0)
+                    self._view_memo[key] = (sign, run.boxes.copy(), run.scores.copy(), 0)
         return out
 
-    def _count_detector(self, t1: float, c1: float, runs: int) -> None:
+    def _read_view(self, run, slot: int, item: tuple) -> "ViewRun":
+        """One detector run on a rendered view, (view, turned, picture): the picture converted to
+        the network's input, the run (``run``, :meth:`Network.map_side_by_side`), its output decoded
+        (:meth:`_view_boxes`); in whichever thread it is called, so it keeps its own times."""
+        view, turned, picture = item
+        c0, t0 = time.thread_time(), time.perf_counter()
+        blob = self.det_net.image_blob(picture, slot)
+        t1, c1 = time.perf_counter(), time.thread_time()
+        raw = run(blob)
+        t2, c2 = time.perf_counter(), time.thread_time()
+        boxes, scores = self._view_boxes(raw, view, turned)
+        return ViewRun(boxes, scores, (t0, t1), (t1, t2), c1 - c0, c2 - c1, time.thread_time() - c2)
+
+    def _count_detector(self, t0: float, c0: float, runs: list["ViewRun"], in_helpers: bool) -> None:
+        """Counts a group of detector runs begun at ``t0`` (``c0`` this thread's CPU time then). The
+        network's wall time is the time while at least one run was in the network; the input
+        pictures' is the time while one was being converted and none in the network. With the runs
+        ``in_helpers`` (side by side), this thread waited meanwhile (counted with the network, as
+        its CPU time inside the runtime), and the helpers' CPU time outside the network is added to
+        :attr:`RecognitionStats.cpu_ms_helpers`."""
         stats = self.last_stats
-        stats.ms_detector_net += (time.perf_counter() - t1) * 1000
-        stats.cpu_ms_thread_net += (time.thread_time() - c1) * 1000
-        stats.detector_runs += runs
+        net = _union([r.net for r in runs])
+        stats.ms_detector_net += net * 1000
+        stats.ms_views += (_union([r.blob for r in runs] + [r.net for r in runs]) - net) * 1000
+        stats.cpu_ms_views += sum(r.cpu_blob for r in runs) * 1000
+        if in_helpers:
+            stats.cpu_ms_thread_net += (time.thread_time() - c0) * 1000
+            stats.cpu_ms_helpers += sum(r.cpu_blob + r.cpu_after for r in runs) * 1000
+            stats.runs_side_by_side += len(runs)
+        else:
+            stats.cpu_ms_thread_net += sum(r.cpu_net for r in runs) * 1000
+        stats.detector_runs += len(runs)
 
     def _view_boxes(self, out: np.ndarray, view: View, turned: bool) -> tuple[np.ndarray, np.ndarray]:
         """The detector's output for one view as boxes in the view's input pixels and scores."""
@@ -728,11 +781,17 @@ class CardRecognizer:
             self.detect_view(blank, letterbox_view(w, h, self.imgsz, rect_stride=self.rect_stride))
         self.classify(blank, np.array([[0, 0, 20, 40]] * 8, np.float32), tta=False)
 
-    def read_indices(self, image: np.ndarray) -> list[IndexReading]:
-        """Detected and classified corner indices (``none`` dropped)."""
+    def read_indices(self, image: np.ndarray, find_outlines: bool = False) -> list[IndexReading]:
+        """Detected and classified corner indices (``none`` dropped).
+
+        ``find_outlines``: once the indices are found, a helper thread also looks for lone cards'
+        outlines (:func:`vision.outlines.find_card_quads`) on the other core while this thread
+        reads the indices; :meth:`outline_cards` takes its quads."""
         t0 = time.perf_counter()
-        self._rivals = self._full_view = self._full_picture = None
+        self._rivals = self._full_view = self._full_picture = self._quads = None
         boxes, scores = self.find_indices(image)
+        if find_outlines:
+            self._quads = self._helper().submit(self._find_quads, image, self._shrunk(image))
         t1 = time.perf_counter()
         self._repeated = set()
         probs = self._classify_reusing(image, boxes) if self.config.reuse_readings else self.classify(image, boxes)
@@ -753,7 +812,7 @@ class CardRecognizer:
         image = ensure_bgr(image)
         self.last_stats = RecognitionStats()
         t0, c0 = time.perf_counter(), time.thread_time()
-        readings = self.read_indices(image)
+        readings = self.read_indices(image, find_outlines=self.config.outlines)
         h, w = image.shape[:2]
         t1 = time.perf_counter()
         cards = assemble(readings, self.names, self.geometry, min_confidence=0.0, image_size=(w, h),
@@ -774,15 +833,41 @@ class CardRecognizer:
         return cards
 
     def outline_cards(self, image: np.ndarray, known: list[DetectedCard] | None = None) -> list[DetectedCard]:
-        """Cards lying apart, found by their outline (see :func:`vision.outlines.read_outline_cards`)."""
+        """Cards lying apart, found by their outline (see :func:`vision.outlines.read_outline_cards`),
+        with the quads the helper thread found for this frame (:meth:`read_indices`) if it did."""
         from tableref.vision.outlines import read_outline_cards
 
-        h, w = image.shape[:2]
-        picture = self._full_picture
-        shrunk = shown_whole(picture, self._full_view, w, h) if picture is not None else None
+        quads = None
+        if self._quads is not None:
+            quads, cpu = self._quads.result()
+            self._quads = None
+            self.last_stats.cpu_ms_helpers += cpu
         return read_outline_cards(image, self.classify, self.geometry.layouts()[: self.config.outline_layouts],
                                   self.names, self.none_index, known, self.config.min_card_confidence,
-                                  self.config.tta_max_crops, shrunk=shrunk)
+                                  self.config.tta_max_crops, shrunk=self._shrunk(image), quads=quads)
+
+    def _shrunk(self, image: np.ndarray) -> np.ndarray | None:
+        """This frame's full view as rendered for the detector, without its padding, if it was read
+        (the outline finder looks at it instead of shrinking the frame again)."""
+        if self._full_picture is None:
+            return None
+        h, w = image.shape[:2]
+        return shown_whole(self._full_picture, self._full_view, w, h)
+
+    @staticmethod
+    def _find_quads(image: np.ndarray, shrunk: np.ndarray | None) -> tuple[list[np.ndarray], float]:
+        """:func:`vision.outlines.find_card_quads` (in the helper thread) and its CPU time (ms)."""
+        c0 = time.thread_time()
+        quads = find_card_quads(image, shrunk=shrunk)
+        return quads, (time.thread_time() - c0) * 1000
+
+    def _helper(self):
+        """The one helper thread of this recogniser (started on first use)."""
+        if self._helper_pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._helper_pool = ThreadPoolExecutor(1, thread_name_prefix="tableref-outlines")
+        return self._helper_pool
 
     def observe(self, image: np.ndarray, t: float = 0.0) -> FrameObservation:
         """A :class:`FrameObservation` of one frame (with a sharpness measure)."""

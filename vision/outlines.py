@@ -183,7 +183,8 @@ REAL_INDEX = 0.5
 
 def read_outline_cards(image: np.ndarray, classify, layouts: list[IndexGeometry], names: list[str],
                        none_index: int, known: list[DetectedCard] | None = None, min_confidence: float = 0.35,
-                       tta_max_crops: int = 16, shrunk: np.ndarray | None = None) -> list[DetectedCard]:
+                       tta_max_crops: int = 16, shrunk: np.ndarray | None = None,
+                       quads: list[np.ndarray] | None = None) -> list[DetectedCard]:
     """Cards lying apart, found by their outline; their corner indices read where they must be.
 
     Independent of the index detector: for each card-shaped light quad the
@@ -194,9 +195,10 @@ def read_outline_cards(image: np.ndarray, classify, layouts: list[IndexGeometry]
     to report, are read: an outline holding a confident card would only confirm it, and
     one holding several cards is a group of cards (a meld of identical cards, in
     Marriage, looks like one card outline with one value inside). ``shrunk``: see
-    :func:`find_card_quads`.
+    :func:`find_card_quads`; ``quads``: what it gives for this image, if already found.
     """
-    quads = find_card_quads(image, shrunk=shrunk)
+    if quads is None:
+        quads = find_card_quads(image, shrunk=shrunk)
     if known is not None:
         quads = outlines_to_read(quads, known, min_confidence)
     if not quads:

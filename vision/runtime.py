@@ -160,7 +160,7 @@ class Network:
         self.backend = backend
         self.threads = threads
         self._blobs: dict[tuple[int, int], np.ndarray] = {}
-        self._solo = None       # a one-thread copy of the session and a worker per thread (run_together)
+        self._solo = None       # a one-thread copy of the session and a worker per run side by side (map_side_by_side)
         self._workers = None
         self._blob_params = _image_blob_params()
         try:
@@ -218,26 +218,33 @@ class Network:
 
     @property
     def side_by_side(self) -> int:
-        """How many runs :meth:`run_together` puts side by side: two with ONNX Runtime and at least
-        two threads, else one (they go one after the other)."""
+        """How many runs :meth:`map_side_by_side` puts side by side: two with ONNX Runtime and at
+        least two threads, else one (they go one after the other)."""
         return 2 if self.backend == "onnxruntime" and self.threads >= 2 else 1
 
-    def run_together(self, xs: list[np.ndarray]) -> list[np.ndarray]:
-        """:meth:`run` on several inputs at once, each on one core (the same outputs, bit for bit).
+    def map_side_by_side(self, work, items: list) -> list:
+        """``work(run, slot, item)`` for each of ``items`` (in order), where ``run(x)`` is :meth:`run`.
 
-        A small network divides one run between two cores badly (the detector on a 720p frame:
-        27 ms on one thread, 21 ms on two), so two runs side by side, one thread each, finish
-        sooner than one after the other (:attr:`side_by_side`)."""
-        if self.side_by_side < 2 or len(xs) < 2:
-            return [self.run(x) for x in xs]
+        With several items and :attr:`side_by_side` two, they go side by side in worker threads
+        (at most two items a call), each with a one-thread copy of the model: the same outputs, bit
+        for bit, in less time. A small network divides one run between two cores badly (the
+        detector on a 720p frame: 27 ms on one thread, 21 ms on two), and whatever ``work`` does
+        around its run (converting the input before it, decoding the output after it) goes side by
+        side too. Else they run one after the other in this thread. ``slot``: the item's position in
+        the call, so that items run together keep their buffers apart (:meth:`image_blob`)."""
+        if self.side_by_side < 2 or len(items) < 2:
+            return [work(self.run, 0, item) for item in items]
+        if len(items) > self.side_by_side:
+            raise ValueError(f"at most {self.side_by_side} items side by side, not {len(items)}")
         if self._solo is None:
             from concurrent.futures import ThreadPoolExecutor
 
             sess = self._onnxruntime_session(1)
             name = self.input_name
             self._solo = lambda x: sess.run(None, {name: x})[0]
-            self._workers = ThreadPoolExecutor(self.threads, thread_name_prefix="tableref-net")
-        return list(self._workers.map(self._solo, xs))
+            self._workers = ThreadPoolExecutor(self.side_by_side, thread_name_prefix="tableref-net")
+        jobs = [self._workers.submit(work, self._solo, slot, item) for slot, item in enumerate(items)]
+        return [job.result() for job in jobs]
 
     def image_blob(self, image: np.ndarray, slot: int = 0) -> np.ndarray:
         """One BGR uint8 picture (H, W, 3) as the model's float32 NCHW RGB 0..1 input.
