@@ -199,7 +199,8 @@ def format_bench(res: dict, threads: int) -> str:
              f"backend {', '.join(backends)} "
              f"(load average {loadavg()}); wall-time medians per frame in ms: total (p90), then detector = "
              "finding the indices, classifier = reading them, assembly, outlines; nets = the two networks alone, "
-             "other = everything else (and its CPU time, which other jobs on the machine do not inflate), of which views = "
+             "other = everything else (and its CPU time, in this thread and the helper threads that do part of it beside "
+             "it, which other jobs on the machine do not inflate), of which views = "
              "the detector's input pictures (cut, resized, converted: grows with the pixels read) and per card = "
              "decoding, NMS, crops, assembly, outlines (CPU)"]
     for name, e in res.items():
