@@ -195,6 +195,31 @@ def test_render_view_into_a_reused_buffer_equals_a_fresh_one():
             assert np.array_equal(canvas.render(img, v), render_view(img, v))
 
 
+def test_a_view_shrinks_by_area_but_by_less_than_a_tenth_bilinearly():
+    """A view shrinks the frame by averaging areas, but bilinearly where it shrinks it by less
+    than ``LINEAR_SHRINK_MIN`` (nearly the same pixels, several times faster); only a picture
+    shrunk by averaging areas is the outline finder's shrunk frame."""
+    import cv2
+
+    from tableref.vision.views import LINEAR_SHRINK_MIN, shown_whole, view_rects
+
+    rng = np.random.default_rng(5)
+    img = rng.integers(0, 255, (720, 1280, 3), dtype=np.uint8)
+    for scale, interp in ((0.5, cv2.INTER_AREA), (0.84, cv2.INTER_AREA), (LINEAR_SHRINK_MIN, cv2.INTER_LINEAR),
+                          (0.97, cv2.INTER_LINEAR), (1.3, cv2.INTER_LINEAR)):
+        v = letterbox_view(1280, 720, 2000, scale=scale, rect_stride=32)
+        out = render_view(img, v)
+        x1, y1, x2, y2 = view_rects(v, 1280, 720)[1]
+        np.testing.assert_array_equal(out[y1:y2, x1:x2], cv2.resize(img, (x2 - x1, y2 - y1), interpolation=interp))
+        assert (shown_whole(out, v, 1280, 720) is not None) == (interp == cv2.INTER_AREA)
+    # and the two differ little there: a real picture shrunk by 0.95
+    real = cv2.GaussianBlur(img, (0, 0), 2.0)
+    size = (1216, 684)
+    diff = np.abs(cv2.resize(real, size, interpolation=cv2.INTER_AREA).astype(int)
+                  - cv2.resize(real, size, interpolation=cv2.INTER_LINEAR).astype(int))
+    assert diff.mean() < 0.5 and np.percentile(diff, 99) <= 2
+
+
 def test_image_blob_is_the_networks_rgb_input():
     import cv2
 
