@@ -459,7 +459,7 @@ class CardRecognizer:
             t0, c0 = time.perf_counter(), time.thread_time()
             runs = self.det_net.map_side_by_side(self._read_view, [(view, turned, picture)
                                                                     for _, view, turned, _, _, picture in part])
-            self._count_detector(t0, c0, runs, in_helpers=len(part) > 1 and group > 1)
+            self._count_detector(t0, c0, runs, in_helpers=len(part) > 1)   # several: side by side
             for (k, view, turned, key, sign, _), run in zip(part, runs):
                 out[k] = run.boxes, run.scores
                 if reuse:
