@@ -84,7 +84,7 @@ def section(real: dict | None, synth: dict | None, bench: dict | None, rec: Card
                 "the CPU times less so). Total = wall time of `recognize`; detector = finding the index "
                 "boxes (views, network, decoding, NMS); classifier = reading them (crops, network); "
                 "assembly; outlines; nets = the two networks alone; other = everything else, with its CPU "
-                "time in the calling thread.", "",
+                "time in the calling thread and the helper threads that do part of it beside it.", "",
                 "| frame | total (p90) | detector | classifier | assembly | outlines | nets | other (CPU) "
                 "| process CPU | detector runs | cards |", "|---|---|---|---|---|---|---|---|---|---|---|"]
         for name, e in bench.items():
