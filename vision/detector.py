@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -327,6 +328,9 @@ class CardRecognizer:
         # the outline finder's quads of this frame, being found in the helper thread (a future)
         self._quads = None
         self._helper_pool = None
+        # ... the frame whose outlines are wanted but not yet being looked for (read_indices)
+        self._outlines_wanted = None
+        self._outlines_lock = threading.Lock()
         # reuse_views: (view, turned, frame size) -> (signature, boxes, scores, frames reused)
         self._view_memo: dict = {}
         self._repeated: set = set()  # the index boxes of this frame whose readings were kept (reuse_readings)
@@ -457,7 +461,7 @@ class CardRecognizer:
         for g in range(0, len(todo), group):
             part = todo[g:g + group]
             t0, c0 = time.perf_counter(), time.thread_time()
-            runs = self.det_net.map_side_by_side(self._read_view, [(view, turned, picture)
+            runs = self.det_net.map_side_by_side(self._read_view, [(view, turned, picture, len(part) > 1)
                                                                     for _, view, turned, _, _, picture in part])
             self._count_detector(t0, c0, runs, in_helpers=len(part) > 1)   # several: side by side
             for (k, view, turned, key, sign, _), run in zip(part, runs):
@@ -470,15 +474,20 @@ class CardRecognizer:
         return out
 
     def _read_view(self, run, slot: int, item: tuple) -> "ViewRun":
-        """One detector run on a rendered view, (view, turned, picture): the picture converted to
-        the network's input, the run (``run``, :meth:`Network.map_side_by_side`), its output decoded
-        (:meth:`_view_boxes`); in whichever thread it is called, so it keeps its own times."""
-        view, turned, picture = item
+        """One detector run on a rendered view, (view, turned, picture, side by side): the picture
+        converted to the network's input, the run (``run``, :meth:`Network.map_side_by_side`), its
+        output decoded (:meth:`_view_boxes`); in whichever thread it is called, so it keeps its own
+        times."""
+        view, turned, picture, side_by_side = item
         c0, t0 = time.thread_time(), time.perf_counter()
         blob = self.det_net.image_blob(picture, slot)
         t1, c1 = time.perf_counter(), time.thread_time()
         raw = run(blob)
         t2, c2 = time.perf_counter(), time.thread_time()
+        if side_by_side:
+            # the first run side by side to finish leaves its core idle until the other one
+            # finishes: the outline finder starts there
+            self._start_outlines()
         boxes, scores = self._view_boxes(raw, view, turned)
         return ViewRun(boxes, scores, (t0, t1), (t1, t2), c1 - c0, c2 - c1, time.thread_time() - c2)
 
@@ -784,14 +793,15 @@ class CardRecognizer:
     def read_indices(self, image: np.ndarray, find_outlines: bool = False) -> list[IndexReading]:
         """Detected and classified corner indices (``none`` dropped).
 
-        ``find_outlines``: once the indices are found, a helper thread also looks for lone cards'
-        outlines (:func:`vision.outlines.find_card_quads`) on the other core while this thread
-        reads the indices; :meth:`outline_cards` takes its quads."""
+        ``find_outlines``: a helper thread also looks for lone cards' outlines
+        (:func:`vision.outlines.find_card_quads`) on the other core: from when the first of the
+        detector runs side by side is done (its core would wait for the other run), else once the
+        indices are found, while this thread reads them; :meth:`outline_cards` takes its quads."""
         t0 = time.perf_counter()
         self._rivals = self._full_view = self._full_picture = self._quads = None
+        self._outlines_wanted = image if find_outlines else None
         boxes, scores = self.find_indices(image)
-        if find_outlines:
-            self._quads = self._helper().submit(self._find_quads, image, self._shrunk(image))
+        self._start_outlines()        # unless a detector run side by side started them
         t1 = time.perf_counter()
         self._repeated = set()
         probs = self._classify_reusing(image, boxes) if self.config.reuse_readings else self.classify(image, boxes)
@@ -853,6 +863,14 @@ class CardRecognizer:
             return None
         h, w = image.shape[:2]
         return shown_whole(self._full_picture, self._full_view, w, h)
+
+    def _start_outlines(self) -> None:
+        """Start the outline finder of this frame in the helper thread, if it is wanted and not
+        started yet (:meth:`read_indices`); whichever thread calls first starts it."""
+        with self._outlines_lock:
+            image, self._outlines_wanted = self._outlines_wanted, None
+        if image is not None:
+            self._quads = self._helper().submit(self._find_quads, image, self._shrunk(image))
 
     @staticmethod
     def _find_quads(image: np.ndarray, shrunk: np.ndarray | None) -> tuple[list[np.ndarray], float]:
