@@ -461,7 +461,11 @@ class CardRecognizer:
         for g in range(0, len(todo), group):
             part = todo[g:g + group]
             t0, c0 = time.perf_counter(), time.thread_time()
-            runs = self.det_net.map_side_by_side(self._read_view, [(view, turned, picture, len(part) > 1)
+            # the first of the last runs side by side to finish leaves its core idle until the
+            # other one finishes: it starts the outline finder there (earlier ones would compete
+            # with the next runs)
+            last = len(part) > 1 and g + group >= len(todo)
+            runs = self.det_net.map_side_by_side(self._read_view, [(view, turned, picture, last)
                                                                     for _, view, turned, _, _, picture in part])
             self._count_detector(t0, c0, runs, in_helpers=len(part) > 1)   # several: side by side
             for (k, view, turned, key, sign, _), run in zip(part, runs):
@@ -474,19 +478,18 @@ class CardRecognizer:
         return out
 
     def _read_view(self, run, slot: int, item: tuple) -> "ViewRun":
-        """One detector run on a rendered view, (view, turned, picture, side by side): the picture
+        """One detector run on a rendered view, (view, turned, picture, start outlines): the picture
         converted to the network's input, the run (``run``, :meth:`Network.map_side_by_side`), its
         output decoded (:meth:`_view_boxes`); in whichever thread it is called, so it keeps its own
-        times."""
-        view, turned, picture, side_by_side = item
+        times. With "start outlines", the outline finder starts when the run is done
+        (:meth:`_start_outlines`, if not started yet)."""
+        view, turned, picture, start_outlines = item
         c0, t0 = time.thread_time(), time.perf_counter()
         blob = self.det_net.image_blob(picture, slot)
         t1, c1 = time.perf_counter(), time.thread_time()
         raw = run(blob)
         t2, c2 = time.perf_counter(), time.thread_time()
-        if side_by_side:
-            # the first run side by side to finish leaves its core idle until the other one
-            # finishes: the outline finder starts there
+        if start_outlines:
             self._start_outlines()
         boxes, scores = self._view_boxes(raw, view, turned)
         return ViewRun(boxes, scores, (t0, t1), (t1, t2), c1 - c0, c2 - c1, time.thread_time() - c2)
