@@ -467,7 +467,7 @@ class CardRecognizer:
             last = len(part) > 1 and g + group >= len(todo)
             runs = self.det_net.map_side_by_side(self._read_view, [(view, turned, picture, last)
                                                                     for _, view, turned, _, _, picture in part])
-            self._count_detector(t0, c0, runs, in_helpers=len(part) > 1)   # several: side by side
+            self._count_detector(t0, c0, runs)
             for (k, view, turned, key, sign, _), run in zip(part, runs):
                 out[k] = run.boxes, run.scores
                 if reuse:
@@ -494,14 +494,15 @@ class CardRecognizer:
         boxes, scores = self._view_boxes(raw, view, turned)
         return ViewRun(boxes, scores, (t0, t1), (t1, t2), c1 - c0, c2 - c1, time.thread_time() - c2)
 
-    def _count_detector(self, t0: float, c0: float, runs: list["ViewRun"], in_helpers: bool) -> None:
+    def _count_detector(self, t0: float, c0: float, runs: list["ViewRun"]) -> None:
         """Counts a group of detector runs begun at ``t0`` (``c0`` this thread's CPU time then). The
         network's wall time is the time while at least one run was in the network; the input
-        pictures' is the time while one was being converted and none in the network. With the runs
-        ``in_helpers`` (side by side), this thread waited meanwhile (counted with the network, as
-        its CPU time inside the runtime), and the helpers' CPU time outside the network is added to
-        :attr:`RecognitionStats.cpu_ms_helpers`."""
+        pictures' is the time while one was being converted and none in the network. Several runs
+        went side by side in helper threads (:meth:`Network.map_side_by_side`): this thread waited
+        meanwhile (counted with the network, as its CPU time inside the runtime), and the helpers'
+        CPU time outside the network is added to :attr:`RecognitionStats.cpu_ms_helpers`."""
         stats = self.last_stats
+        in_helpers = len(runs) > 1
         net = _union([r.net for r in runs])
         stats.ms_detector_net += net * 1000
         stats.ms_views += (_union([r.blob for r in runs] + [r.net for r in runs]) - net) * 1000
