@@ -436,18 +436,19 @@ class CardRecognizer:
         reuse = self.config.reuse_views
         out: list = [None] * len(items)
         todo = []
-        rendered: dict = {}              # a view read plain and turned is rendered once
+        # a view read plain and turned is rendered once (and turned where it is read, beside the
+        # other run): view -> (picture, signature); a turned view's signature is its picture's
+        # before the turn (the same content)
+        rendered: dict = {}
         for k, (view, turned) in enumerate(items):
             t0, c0 = time.perf_counter(), time.thread_time()
-            picture = rendered.get(view)
-            if picture is None:
-                picture = rendered[view] = self._canvas.render(image, view)
+            if view not in rendered:
+                picture = self._canvas.render(image, view)
                 if view == self._full_view:
                     self._full_picture = picture
-            if turned:
-                picture = cv2.rotate(picture, cv2.ROTATE_90_CLOCKWISE)
+                rendered[view] = picture, picture_signature(picture) if reuse else None
+            picture, sign = rendered[view]
             key = (view, turned, image.shape[:2])
-            sign = picture_signature(picture) if reuse else None
             stats.ms_views += (time.perf_counter() - t0) * 1000
             stats.cpu_ms_views += (time.thread_time() - c0) * 1000
             seen = self._view_memo.get(key) if reuse else None
@@ -479,12 +480,14 @@ class CardRecognizer:
 
     def _read_view(self, run, slot: int, item: tuple) -> "ViewRun":
         """One detector run on a rendered view, (view, turned, picture, start outlines): the picture
-        converted to the network's input, the run (``run``, :meth:`Network.map_side_by_side`), its
+        turned (if ``turned``) and converted to the network's input, the run (``run``, :meth:`Network.map_side_by_side`), its
         output decoded (:meth:`_view_boxes`); in whichever thread it is called, so it keeps its own
         times. With "start outlines", the outline finder starts when the run is done
         (:meth:`_start_outlines`, if not started yet)."""
         view, turned, picture, start_outlines = item
         c0, t0 = time.thread_time(), time.perf_counter()
+        if turned:
+            picture = cv2.rotate(picture, cv2.ROTATE_90_CLOCKWISE)
         blob = self.det_net.image_blob(picture, slot)
         t1, c1 = time.perf_counter(), time.thread_time()
         raw = run(blob)
