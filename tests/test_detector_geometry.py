@@ -136,6 +136,23 @@ def test_index_crops_cut_each_square_as_an_affine_warp_would_all_at_once():
     assert (index_crops(img, many) == crops[0]).all()
 
 
+def test_classifier_input_is_the_crops_in_rgb_planes_scaled_to_one():
+    """``to_classifier_input``: BGR uint8 crops (stacked, a list, or a strided view) as float32
+    NCHW RGB in 0..1, the same values as the plain numpy formula."""
+    from tableref.vision.crops import to_classifier_input
+
+    rng = np.random.default_rng(5)
+    crops = rng.integers(0, 256, (9, 64, 64, 3), dtype=np.uint8)
+    want = crops.transpose(0, 3, 1, 2)[:, ::-1].astype(np.float32) / np.float32(255.0)
+    for given in (crops, list(crops), crops[:, :, :, :]):
+        x = to_classifier_input(given)
+        assert x.dtype == np.float32 and x.shape == (9, 3, 64, 64) and x.flags["C_CONTIGUOUS"]
+        assert np.array_equal(x, want)
+    assert np.array_equal(to_classifier_input(crops[::2]), want[::2])
+    assert np.array_equal(to_classifier_input(crops[:, 8:40, 8:40]), want[:, :, 8:40, 8:40])
+    assert to_classifier_input([]).shape == (0, 3, 64, 64)
+
+
 def test_drop_cut_at_tile_edges():
     v = View(x0=500, y0=0, scale=1.0, size=640)      # tile in the middle of a 2000-wide image
     boxes = np.array([[0, 100, 20, 140], [300, 100, 320, 140], [620, 0, 640, 30]], np.float32)
