@@ -201,20 +201,24 @@ def _card_dists(readings, label_idx):
     return probs, q
 
 
-def _layout_fits(layout: IndexGeometry, vx, vy, si, sj, box_aspect) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _layout_fits(layouts: list[IndexGeometry], vx, vy, si, sj, box_aspect) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """How well pairs of index centres ``(vx, vy)`` apart, of sizes ``si``, ``sj`` (arrays, one entry a
-    pair), fit one card of ``layout``: (cost, theta, card width px), cost inf where they cannot be its
-    two corners. The longer box side approximates the index height; the cost adds the distance misfit
-    (1 at the layout's tolerance) and the box-shape misfit the turn predicts (weighted)."""
-    ddx, ddy = layout.diag_vec
-    diag_len = math.hypot(ddx, ddy)
-    iw, ih = layout.index_size
+    pair), fit one card of each of ``layouts``: (cost, theta, card width px), each (layouts, pairs),
+    cost inf where they cannot be its two corners. The longer box side approximates the index
+    height; the cost adds the distance misfit (1 at the layout's tolerance) and the box-shape
+    misfit the turn predicts (weighted). All layouts at once: a row of each array a layout."""
+    def column(f):
+        return np.array([f(g) for g in layouts], dtype=np.float64)[:, None]
+
+    diag_len = column(lambda g: math.hypot(*g.diag_vec))
+    iw, ih = column(lambda g: g.index_size[0]), column(lambda g: g.index_size[1])
+    log_tol = column(lambda g: math.log(g.distance_tolerance))
+    diag_angle = column(lambda g: math.atan2(g.diag_vec[1], g.diag_vec[0]))
     d = np.hypot(vx, vy)
-    card_w = (si + sj) / 2.0 / ih
+    card_w = ((si + sj) / 2.0)[None, :] / ih
     r = d / np.maximum(diag_len * card_w, 1e-6)
-    log_tol = math.log(layout.distance_tolerance)
     log_r = np.abs(np.log(np.maximum(r, 1e-6)))
-    theta = np.arctan2(vy, vx) - math.atan2(ddy, ddx)
+    theta = np.arctan2(vy, vx)[None, :] - diag_angle
     c, s = np.abs(np.cos(theta)), np.abs(np.sin(theta))
     rotated = (iw * c + ih * s) / np.maximum(iw * s + ih * c, 1e-9)
     shape_err = np.abs(np.log(rotated / box_aspect))
@@ -263,6 +267,11 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
     dist = np.hypot(centres[ii, 0] - centres[jj, 0], centres[ii, 1] - centres[jj, 1])
     ok = (ratio <= geo.size_tolerance) & (dist <= reach * big)
     ii, jj = ii[ok], jj[ok]
+    # the card both corners vote for (below) must be one corner's top reading, which the other
+    # gives at least MIN_SUPPORT: the pairs where neither does are dropped before the
+    # distributions are compared (most pairs within reach are two different cards)
+    ok = (q[jj, top[ii]] >= MIN_SUPPORT) | (q[ii, top[jj]] >= MIN_SUPPORT)
+    ii, jj = ii[ok], jj[ok]
     order = np.lexsort((jj, ii))        # by the first reading, then the second (ties below keep it)
     ii, jj = ii[order], jj[order]
     agreement = (q[ii] * q[jj]).sum(axis=1)
@@ -279,8 +288,7 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
     # the best deck layout for each pair (the first on a tie), all pairs at once
     vx, vy = centres[jj, 0] - centres[ii, 0], centres[jj, 1] - centres[ii, 1]
     si, sj = sizes[ii], sizes[jj]
-    fits = [_layout_fits(layout, vx, vy, si, sj, np.sqrt(aspects[ii] * aspects[jj])) for layout in layouts]
-    costs = np.stack([f[0] for f in fits])
+    costs, thetas, widths = _layout_fits(layouts, vx, vy, si, sj, np.sqrt(aspects[ii] * aspects[jj]))
     best = costs.argmin(axis=0)
     fitted = np.isfinite(costs[best, rows])
     foreign = (q.max(axis=1) >= FOREIGN_PROB) & (np.array([r.score for r in readings]) >= FOREIGN_SCORE)
@@ -290,7 +298,7 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
     for m in np.nonzero(fitted)[0].tolist():
         i, j, lab, b = int(ii[m]), int(jj[m]), int(label[m]), int(best[m])
         layout = layouts[b]
-        cost, theta, card_w = float(costs[b, m]), float(fits[b][1][m]), float(fits[b][2][m])
+        cost, theta, card_w = float(costs[b, m]), float(thetas[b, m]), float(widths[b, m])
         if any_foreign and _holds_foreign_index(readings, centres, sizes, top, foreign, grid, i, j, lab,
                                                 theta, card_w, layout):
             continue
@@ -309,8 +317,9 @@ def _holds_foreign_index(readings, centres, sizes, top, foreign, grid, i, j, lab
     """
     mid = ((centres[i, 0] + centres[j, 0]) / 2.0, (centres[i, 1] + centres[j, 1]) / 2.0)
     quad = card_quad(mid, theta, card_w, layout.aspect)
-    near = np.asarray(grid.near(mid[0], mid[1], half_diagonal(card_w, layout.aspect) * FOREIGN_SHRINK + 1.0),
-                      np.int64)
+    # (the shrunk face lies within its half-diagonal of the middle: the points farther out are left
+    # out before the exact test)
+    near = _near_keys(grid, centres, mid[0], mid[1], half_diagonal(card_w, layout.aspect) * FOREIGN_SHRINK + 1.0)
     near = near[foreign[near] & (near != i) & (near != j)]
     if len(near) == 0:
         return False
