@@ -206,6 +206,30 @@ def test_the_turned_vote_reads_each_crop_turned(recognizer):
     assert to_classifier_input(np.zeros((0, 64, 64, 3), np.uint8)).shape == (0, 3, 64, 64)
 
 
+def test_a_classifier_that_gives_logits_is_read_as_probabilities():
+    """A classifier exported without its softmax gives logits: the recogniser tells so from its
+    first output and turns every later output into the same probabilities; a classifier that
+    gives probabilities is read as it is, even where a later batch would look like logits."""
+    from tableref.vision.crops import index_crop, to_classifier_input
+    from tableref.vision.detector import CardRecognizer
+
+    img = cv2.imread(str(FIXTURES / "meld_and_duplicates.jpg"))
+    plain = CardRecognizer()
+    boxes, _ = plain.find_indices(img)
+    x = to_classifier_input([index_crop(img, b) for b in boxes[:5]])
+    probs = plain._read_inputs(x)
+    assert plain._cls_logits is False
+    logits_rec = CardRecognizer()
+    real_run = logits_rec.cls_net.run
+    logits_rec.cls_net.run = lambda batch: np.log(real_run(batch)) + 3.0
+    for _ in range(2):
+        np.testing.assert_allclose(logits_rec._read_inputs(x), probs, rtol=1e-4, atol=1e-6)
+    assert logits_rec._cls_logits is True
+    # decided once: a model giving probabilities stays read as probabilities
+    plain.cls_net.run = lambda batch: np.full((len(batch), len(plain.names)), 0.5, np.float32)
+    assert np.all(plain._read_inputs(x) == 0.5)
+
+
 def test_still_unsure_readings_are_also_read_from_a_tighter_box(recognizer):
     """``tight_reread``: crops still unsure after the turned vote are read again from their box shrunk
     about its centre (once for a camera's frames, turned too with ``tight_turned`` as for photos), and

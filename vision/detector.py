@@ -318,6 +318,7 @@ class CardRecognizer:
         self._turned_size = None  # the size (w, h) of the last frame, if it was read turned too
         # reuse_readings: the last frame's (frame size, boxes, crops read, probabilities, frames reused)
         self._readings = None
+        self._cls_logits: bool | None = None    # the classifier gives logits, not probabilities (see _read_inputs)
         # rival_reread: the boxes of this frame's turned pass and plain pass that their merge set
         # aside, each beside the box kept on its index (boxes, scores, position of the kept box)
         self._rivals = None
@@ -663,9 +664,12 @@ class CardRecognizer:
             outs.append(self.cls_net.run(batch))
             self.last_stats.ms_classifier_net += (time.perf_counter() - t0) * 1000
             self.last_stats.cpu_ms_thread_net += (time.thread_time() - c0) * 1000
-        probs = np.concatenate(outs).astype(np.float32)
-        # accept logits as well as probabilities
-        if probs.min() < 0 or np.abs(probs.sum(axis=1) - 1).max() > 1e-2:
+        probs = (outs[0] if len(outs) == 1 else np.concatenate(outs)).astype(np.float32, copy=False)
+        # accept logits as well as probabilities: which the model gives is told by its first
+        # output, and kept (the test costs more than a small batch's softmax check is worth)
+        if self._cls_logits is None and len(probs):
+            self._cls_logits = bool(probs.min() < 0 or np.abs(probs.sum(axis=1) - 1).max() > 1e-2)
+        if self._cls_logits:
             e = np.exp(probs - probs.max(axis=1, keepdims=True))
             probs = e / e.sum(axis=1, keepdims=True)
         return probs

@@ -2,8 +2,7 @@
 index read off a frame (:class:`IndexReading`): the vocabulary of the card assembly."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from functools import cached_property
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -121,21 +120,20 @@ class IndexGeometry:
 
 @dataclass
 class IndexReading:
-    """One detected corner index: box (source pixels), detector score, classifier probabilities."""
+    """One detected corner index: box (source pixels), detector score, classifier probabilities.
+
+    ``centre`` (of the box) and ``size`` (its longer side: close to the index height at any
+    rotation) are computed when it is made: the assembly asks for them many times, and ``box``
+    is not changed after reading."""
 
     box: tuple[float, float, float, float]
     score: float
     probs: np.ndarray
+    centre: tuple[float, float] = field(init=False, repr=False, compare=False)
+    size: float = field(init=False, repr=False, compare=False)
 
-    # (computed once: the assembly asks for them many times; ``box`` is not changed after reading)
-    @cached_property
-    def centre(self) -> tuple[float, float]:
+    def __post_init__(self):
         x1, y1, x2, y2 = self.box
-        return ((x1 + x2) / 2.0, (y1 + y2) / 2.0)
-
-    @cached_property
-    def size(self) -> float:
-        """Longer box side: close to the index height at any rotation."""
-        x1, y1, x2, y2 = self.box
-        return max(x2 - x1, y2 - y1, 1e-6)
+        self.centre = ((x1 + x2) / 2.0, (y1 + y2) / 2.0)
+        self.size = max(x2 - x1, y2 - y1, 1e-6)
 
