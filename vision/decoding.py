@@ -15,8 +15,8 @@ def decode_yolo(output: np.ndarray, conf_threshold: float) -> tuple[np.ndarray, 
     if out.shape[0] < 5:
         raise ModelError(f"unexpected detector output shape {np.asarray(output).shape}")
     scores = out[4:].max(axis=0)
-    keep = scores > conf_threshold
-    cx, cy, w, h = out[0, keep], out[1, keep], out[2, keep], out[3, keep]
+    keep = np.flatnonzero(scores > conf_threshold)
+    cx, cy, w, h = out[:4, keep]            # the candidates' four rows in one gather
     boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1).astype(np.float32)
     return boxes, scores[keep].astype(np.float32)
 
@@ -54,20 +54,21 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.5,
         if ios_threshold is not None:
             hit |= inter / np.maximum(np.minimum(aa, ab), 1e-9) > ios_threshold
         i, j = i[hit], j[hit]
-    # neighbours of each box (both directions), as slices of one array
+    # neighbours of each box (both directions), as slices of one list (plain Python below: the
+    # greedy pass visits every box, and a list costs less a visit than an array)
     src = np.concatenate([i, j])
     dst = np.concatenate([j, i])
     by = np.argsort(src, kind="stable")
-    dst = dst[by]
-    starts = np.searchsorted(src[by], np.arange(n + 1))
-    suppressed = np.zeros(n, dtype=bool)
+    dst = dst[by].tolist()
+    starts = np.searchsorted(src[by], np.arange(n + 1)).tolist()
+    suppressed = bytearray(n)
     keep = []
     for k in order.tolist():
         if suppressed[k]:
             continue
         keep.append(k)
-        if starts[k + 1] > starts[k]:
-            suppressed[dst[starts[k]:starts[k + 1]]] = True
+        for m in dst[starts[k]:starts[k + 1]]:
+            suppressed[m] = 1
     return np.asarray(keep, dtype=np.int64)
 
 
