@@ -236,6 +236,24 @@ def _near_keys(grid: PointGrid, centres: np.ndarray, x: float, y: float, radius:
     return keys[d < radius]
 
 
+def _same_value_pairs(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (i, j), i < j, of the entries of ``values`` that are equal (each pair once): the
+    pairs that may be two indices of one card value, found among the few entries of each value
+    (a frame holds a card value a few times at most), not among all entries."""
+    n = len(values)
+    by = np.argsort(values, kind="stable")          # each value's entries in ascending order
+    v = values[by]
+    # the entries (in that order) after entry k that hold its value: k+1 .. end[k]-1
+    end = np.searchsorted(v, v, side="right")
+    counts = end - np.arange(n) - 1
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    first = np.repeat(np.arange(n), counts)
+    second = first + 1 + np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+    return by[first], by[second]
+
+
 def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeometry,
                     min_agreement: float = MIN_AGREEMENT, grid: PointGrid | None = None) -> list[_Pair]:
     """All geometrically and semantically plausible corner pairs, cheapest first.
@@ -353,37 +371,38 @@ def side_pairs(readings: list[IndexReading], q: np.ndarray, geo: IndexGeometry, 
     if len(free) < 2:
         return []
     top = q.argmax(axis=1)
+    # the pairs (a, b), a < b, of one top reading (few: most frames hold each card value once or
+    # twice), then the exact tests
+    a, b = _same_value_pairs(top[free])
+    if len(a) == 0:
+        return []
+    i, j = free[a], free[b]
     log_tol = math.log(tolerance)
     layouts = geo.layouts()
-    # the longest side any layout gives an index of size 1
-    longest = max(g.aspect * (1.0 - 2.0 * g.cy) / g.index_size[1] for g in layouts)
     boxes = np.array([readings[k].box for k in free], dtype=np.float64)
     centres = np.array([readings[k].centre for k in free])
     sizes = np.array([readings[k].size for k in free])
     wide, high = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
-    # a partner is at most SIDE_SIZE_RATIO times larger: the mean size at most that much more; the
-    # pairs (a, b), a < b, less than the largest such reach apart in x (a sweep), then the exact tests
-    far = tolerance * longest * float(sizes.max()) * (1.0 + SIDE_SIZE_RATIO) / 2.0 * 1.001
-    a, b = pairs_apart_in_x(centres[:, 0], far)
-    i, j = free[a], free[b]
     # the first index of a pair must be elongated (a turned one's long axis is unknown); its long
-    # axis is the one the pair must lie along
+    # axis is the one the pair must lie along; a partner is at most SIDE_SIZE_RATIO times larger
     elongated = np.maximum(wide, high) / np.maximum(np.minimum(wide, high), 1e-6) >= min_elongation
-    ok = elongated[a] & (top[i] == top[j]) & (np.maximum(sizes[a], sizes[b]) / np.minimum(sizes[a], sizes[b])
-                                               <= SIDE_SIZE_RATIO)
+    ok = elongated[a] & (np.maximum(sizes[a], sizes[b]) / np.minimum(sizes[a], sizes[b]) <= SIDE_SIZE_RATIO)
     a, b, i, j = a[ok], b[ok], i[ok], j[ok]
     vx, vy = centres[b, 0] - centres[a, 0], centres[b, 1] - centres[a, 1]
     d = np.hypot(vx, vy)
     ok = d > 1e-6
     a, b, i, j, vx, vy, d = a[ok], b[ok], i[ok], j[ok], vx[ok], vy[ok], d[ok]
+    if len(a) == 0:
+        return []
     along = np.where(high[a] >= wide[a], np.abs(vy), np.abs(vx)) / d      # cosine to the long axis
     size = (sizes[a] + sizes[b]) / 2.0
-    best = np.full(len(a), np.inf)
-    if along.size:
-        for layout in layouts:
-            long_side = layout.aspect * (1.0 - 2.0 * layout.cy) * (size / layout.index_size[1])
-            err = np.abs(np.log(d / long_side))
-            best = np.where((along > math.cos(SIDE_TILT)) & (err <= log_tol) & (err < best), err, best)
+    # the distance misfit to the long side of each layout (a row each) where within the tolerance;
+    # the best layout's counts
+    side_per_size = np.array([g.aspect * (1.0 - 2.0 * g.cy) for g in layouts])[:, None]
+    index_h = np.array([g.index_size[1] for g in layouts])[:, None]
+    err = np.abs(np.log(d / (side_per_size * (size / index_h))))
+    best = np.where(err <= log_tol, err, np.inf).min(axis=0)
+    best[~(along > math.cos(SIDE_TILT))] = np.inf
     ok = np.isfinite(best)
     cands = []
     for m in np.flatnonzero(ok).tolist():
@@ -437,12 +456,11 @@ def drop_repeat_readings(readings: list[IndexReading], q: np.ndarray,
     top = q.argmax(axis=1)
     centres = np.array([r.centre for r in readings])
     sizes = np.array([r.size for r in readings])
-    # the pairs that may be one index: the same top reading, closer than ``near`` times the larger
-    # size (a sweep over x finds those within reach of the largest, all at once)
-    far = near * float(sizes.max())
-    i, j = pairs_apart_in_x(centres[:, 0], far)
-    ok = (top[i] == top[j]) & (np.hypot(centres[i, 0] - centres[j, 0], centres[i, 1] - centres[j, 1])
-                               < near * np.maximum(sizes[i], sizes[j]))
+    # the pairs that may be one index: the same top reading, closer than ``near`` times the larger size
+    i, j = _same_value_pairs(top)
+    ok = np.hypot(centres[i, 0] - centres[j, 0], centres[i, 1] - centres[j, 1]) < near * np.maximum(sizes[i], sizes[j])
+    if not ok.any():
+        return list(range(len(readings))), dropped
     partners: dict[int, list[int]] = {}
     for a, b in zip(i[ok].tolist(), j[ok].tolist()):
         partners.setdefault(a, []).append(b)
