@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -163,9 +164,10 @@ class Assembly:
                                   box=union(ri.box, rj.box), quad=None, indices=[tuple(ri.box), tuple(rj.box)]),
                      [i, j])
 
+    @cached_property
     def cell(self) -> float:
-        sizes = [r.size for r in self.readings]
-        return GRID_CELL * float(np.median(sizes)) if sizes else 1.0
+        """The side of the neighbourhood grids' cells (GRID_CELL median index sizes)."""
+        return _grid_cell(self.readings)
 
 
 # --------------------------------------------------------------------------- pair fitting
@@ -434,8 +436,12 @@ def _turn(a: float, b: float) -> float:
     return abs((a - b + math.pi / 2) % math.pi - math.pi / 2)
 
 
-def _reading_grid(readings: list[IndexReading]) -> PointGrid:
-    grid = PointGrid(GRID_CELL * float(np.median([r.size for r in readings])) if readings else 1.0)
+def _grid_cell(readings: list[IndexReading]) -> float:
+    return GRID_CELL * float(np.median([r.size for r in readings])) if readings else 1.0
+
+
+def _reading_grid(readings: list[IndexReading], cell: float | None = None) -> PointGrid:
+    grid = PointGrid(_grid_cell(readings) if cell is None else cell)
     for k, r in enumerate(readings):
         grid.add(k, *r.centre)
     return grid
@@ -495,7 +501,7 @@ def _prepare(readings: list[IndexReading], names: list[str], geo: IndexGeometry,
     p_real = 1.0 - probs[:, none_k] if none_k is not None else np.ones(len(readings))
     a = Assembly(readings=readings, probs=probs, q=q, p_real=p_real, geo=geo,
                  label_names=[names[k] for k in label_idx], det_power=det_power, repeats=repeats)
-    a.grid = _reading_grid(readings)
+    a.grid = _reading_grid(readings, a.cell)
     a.candidates = pair_candidates(readings, q, geo, grid=a.grid)
     return a
 
@@ -508,7 +514,7 @@ def _whole_cards(a: Assembly, skip: frozenset = frozenset()) -> None:
     a.used = used = np.zeros(len(readings), dtype=bool)
     a.cards = cards = []
     whole: list[tuple[int, list, Found]] = []      # (label, quad, card) of each whole card
-    whole_grid = PointGrid(a.cell())
+    whole_grid = PointGrid(a.cell)
     whole_reach = 0.0                               # the largest half-diagonal of a whole card
     for p in a.candidates:
         if used[p.i] or used[p.j]:
@@ -628,7 +634,7 @@ def _merge_same_place(a: Assembly) -> None:
     hides the other.
     """
     out: list[Found] = []
-    grid = PointGrid(a.cell())
+    grid = PointGrid(a.cell)
     widest = 0.0
     for f in a.cards:
         if f.fit is not None:
@@ -666,14 +672,17 @@ def _lone_readings(a: Assembly) -> None:
     offsets = geo.corner_offsets()
     extra = [c for c in geo.corners if c not in ("TL", "BR")]
     whole = [f for f in a.cards if f.fit is not None]
-    grid = PointGrid(a.cell())
+    grid = PointGrid(a.cell)
     for v, f in enumerate(whole):
         grid.add(v, *f.fit.centre)
     reach = max((half_diagonal(f.fit.card_w, f.fit.aspect) for f in whole), default=0.0)
     by_label: dict[str, list[int]] = {}            # card value -> positions in a.cards
     for n, f in enumerate(a.cards):
         by_label.setdefault(f.card.card, []).append(n)
-    for k in np.argsort([-r.score for r in readings]):
+    top = q.argmax(axis=1)
+    q_top, p_real = q[np.arange(len(top)), top].tolist(), np.asarray(a.p_real, dtype=np.float64).tolist()
+    top = top.tolist()
+    for k in np.argsort([-r.score for r in readings]).tolist():
         if used[k]:
             continue
         r = readings[k]
@@ -702,13 +711,12 @@ def _lone_readings(a: Assembly) -> None:
                 if joined:
                     break
         if not joined:
-            lab = a.label_names[int(q[k].argmax())]
-            joined = _absorb_repeat(r, [a.cards[n] for n in by_label.get(lab, [])], offsets)
+            joined = _absorb_repeat(r, [a.cards[n] for n in by_label.get(a.label_names[top[k]], [])], offsets)
         if joined:
             used[k] = True
             continue
-        lab = int(q[k].argmax())
-        conf = float(q[k, lab]) * r.score ** a.det_power * float(a.p_real[k])
+        lab = top[k]
+        conf = q_top[k] * r.score ** a.det_power * p_real[k]
         card = DetectedCard(card=a.label_names[lab], confidence=conf, box=tuple(r.box), quad=None,
                             indices=[tuple(r.box)])
         by_label.setdefault(card.card, []).append(len(a.cards))
