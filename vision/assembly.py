@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import cv2
 import numpy as np
@@ -173,16 +173,6 @@ class Assembly:
 # --------------------------------------------------------------------------- pair fitting
 
 
-def _rotated_box_aspect(w0: float, h0: float, theta: float) -> float:
-    c, s = abs(math.cos(theta)), abs(math.sin(theta))
-    return (w0 * c + h0 * s) / max(w0 * s + h0 * c, 1e-9)
-
-
-def _box_aspect(box) -> float:
-    x1, y1, x2, y2 = box
-    return max(x2 - x1, 1e-6) / max(y2 - y1, 1e-6)
-
-
 @dataclass
 class _Pair:
     i: int
@@ -203,19 +193,25 @@ def _card_dists(readings, label_idx):
     return probs, q
 
 
+@lru_cache(maxsize=16)
+def _layout_columns(layouts: tuple[IndexGeometry, ...]) -> tuple[np.ndarray, ...]:
+    """What :func:`_layout_fits` needs of each layout, a column each (layouts, 1): the diagonal's
+    length and angle, the index width and height, the log distance tolerance."""
+    def column(f):
+        return np.array([f(g) for g in layouts], dtype=np.float64)[:, None]
+
+    return (column(lambda g: math.hypot(*g.diag_vec)), column(lambda g: g.index_size[0]),
+            column(lambda g: g.index_size[1]), column(lambda g: math.log(g.distance_tolerance)),
+            column(lambda g: math.atan2(g.diag_vec[1], g.diag_vec[0])))
+
+
 def _layout_fits(layouts: list[IndexGeometry], vx, vy, si, sj, box_aspect) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """How well pairs of index centres ``(vx, vy)`` apart, of sizes ``si``, ``sj`` (arrays, one entry a
     pair), fit one card of each of ``layouts``: (cost, theta, card width px), each (layouts, pairs),
     cost inf where they cannot be its two corners. The longer box side approximates the index
     height; the cost adds the distance misfit (1 at the layout's tolerance) and the box-shape
     misfit the turn predicts (weighted). All layouts at once: a row of each array a layout."""
-    def column(f):
-        return np.array([f(g) for g in layouts], dtype=np.float64)[:, None]
-
-    diag_len = column(lambda g: math.hypot(*g.diag_vec))
-    iw, ih = column(lambda g: g.index_size[0]), column(lambda g: g.index_size[1])
-    log_tol = column(lambda g: math.log(g.distance_tolerance))
-    diag_angle = column(lambda g: math.atan2(g.diag_vec[1], g.diag_vec[0]))
+    diag_len, iw, ih, log_tol, diag_angle = _layout_columns(tuple(layouts))
     d = np.hypot(vx, vy)
     card_w = ((si + sj) / 2.0)[None, :] / ih
     r = d / np.maximum(diag_len * card_w, 1e-6)
@@ -271,7 +267,8 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
     layouts = geo.layouts()
     centres = np.array([r.centre for r in readings])
     sizes = np.array([r.size for r in readings])
-    aspects = np.array([_box_aspect(r.box) for r in readings])
+    boxes = np.array([r.box for r in readings], dtype=np.float64)
+    aspects = np.maximum(boxes[:, 2] - boxes[:, 0], 1e-6) / np.maximum(boxes[:, 3] - boxes[:, 1], 1e-6)
     top = q.argmax(axis=1)
     if grid is None:
         grid = _reading_grid(readings)
