@@ -261,6 +261,8 @@ def _inside(quad, grid: PointGrid, centres: list) -> list[int]:
 def outlines_to_read(quads: list, known: list[DetectedCard], min_confidence: float) -> list:
     """The card outlines worth reading: those holding no known card, or one too weak to report."""
     keep = []
+    if not quads:
+        return keep
     grid, centres = _centre_grid(known)
     for q in quads:
         inside = [known[k] for k in _inside(q, grid, centres)]
