@@ -112,7 +112,7 @@ def test_index_crops_cut_each_square_as_an_affine_warp_would_all_at_once():
     cut exactly as in a batch; parts outside the image repeat its border."""
     import cv2
 
-    from tableref.vision.crops import crop_square, index_crop, index_crops
+    from tableref.vision.crops import crop_square, cutting_picture, index_crop, index_crops
 
     rng = np.random.default_rng(3)
     img = rng.integers(0, 256, (300, 400, 3), dtype=np.uint8)
@@ -134,6 +134,11 @@ def test_index_crops_cut_each_square_as_an_affine_warp_would_all_at_once():
     assert index_crops(img, np.zeros((0, 4))).shape == (0, 64, 64, 3)
     many = np.repeat(boxes[:1], 700, axis=0)        # more rows than one remap call takes
     assert (index_crops(img, many) == crops[0]).all()
+    # the same crops, BGR, cut from the frame's cutting picture (4 channels)
+    four = cutting_picture(img)
+    assert four.shape == (300, 400, 4)
+    for b in (boxes, many, np.zeros((0, 4))):
+        assert np.array_equal(index_crops(four, b), index_crops(img, b))
 
 
 def test_classifier_input_is_the_crops_in_rgb_planes_scaled_to_one():

@@ -206,6 +206,22 @@ def test_the_turned_vote_reads_each_crop_turned(recognizer):
     assert to_classifier_input(np.zeros((0, 64, 64, 3), np.uint8)).shape == (0, 3, 64, 64)
 
 
+def test_a_frame_array_refilled_with_the_next_frame_is_read_afresh(recognizer):
+    """A camera source may refill one array with each new frame: the recogniser keeps nothing cut
+    from one frame (its picture for cutting crops) for the next, so the second frame reads as it
+    does in an array of its own."""
+    apart = cv2.imread(str(FIXTURES / "cards_apart.jpg"))
+    meld = cv2.imread(str(FIXTURES / "meld_and_duplicates.jpg"))
+    buffer = apart.copy()
+    first = sorted(c.card for c in recognizer.recognize(buffer))
+    buffer[:] = meld
+    again = recognizer.recognize(buffer)
+    fresh = recognizer.recognize(meld.copy())
+    assert sorted(c.card for c in again) == sorted(c.card for c in fresh) != first
+    assert [c.confidence for c in again] == [c.confidence for c in fresh]
+    assert recognizer._cutting is None and recognizer._frame is None
+
+
 def test_a_classifier_that_gives_logits_is_read_as_probabilities():
     """A classifier exported without its softmax gives logits: the recogniser tells so from its
     first output and turns every later output into the same probabilities; a classifier that

@@ -30,6 +30,14 @@ def index_crop(image: np.ndarray, box, size: int = CROP_SIZE, margin: float = CR
     return index_crops(image, [box], size, margin)[0]
 
 
+def cutting_picture(image: np.ndarray) -> np.ndarray:
+    """A BGR uint8 picture with a fourth channel added, which :func:`index_crops` cuts the same
+    crops from in less time: OpenCV's remap has a vectorised path for 4-channel pixels and none
+    for 3 (a table's 57 crops of a 720p frame: 0.6 instead of 1.4 ms, for a 0.1 ms conversion).
+    Worth it where a frame's crops are cut more than once or many at a time."""
+    return cv2.cvtColor(image, cv2.COLOR_BGR2BGRA)
+
+
 def index_crops(image: np.ndarray, boxes, size: int = CROP_SIZE, margin: float = CROP_MARGIN) -> np.ndarray:
     """:func:`index_crop` of each of ``boxes`` (N, 4): (N, size, size, 3), cut by one ``cv2.remap``.
 
@@ -38,11 +46,13 @@ def index_crops(image: np.ndarray, boxes, size: int = CROP_SIZE, margin: float =
     of rounding in a few): the source position of every output pixel is computed here for all
     crops at once (a square's column and row positions are each one line), and the one remap
     saves the per-call cost of a warp a crop (about a third less time for a table's 60 crops).
+    ``image`` may also be a :func:`cutting_picture` (4 channels): the crops are the same, BGR.
     """
     b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     n = len(b)
+    four = image.ndim == 3 and image.shape[2] == 4
     if n == 0:
-        return np.zeros((0, size, size) + image.shape[2:], dtype=image.dtype)
+        return np.zeros((0, size, size) + ((3,) if four else image.shape[2:]), dtype=image.dtype)
     cx, cy = (b[:, 0] + b[:, 2]) / 2.0, (b[:, 1] + b[:, 3]) / 2.0
     half = np.maximum(np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) * (1.0 + 2.0 * margin), 2.0) / 2.0
     scale = size / (2.0 * half)
@@ -59,6 +69,8 @@ def index_crops(image: np.ndarray, boxes, size: int = CROP_SIZE, margin: float =
     rows = (REMAP_MAX_ROWS // size) * size      # OpenCV's remap takes fewer than 32767 rows
     out = np.concatenate([cv2.remap(image, map_x[r:r + rows], map_y[r:r + rows], cv2.INTER_LINEAR,
                                     borderMode=cv2.BORDER_REPLICATE) for r in range(0, n * size, rows)])
+    if four:
+        return cv2.cvtColor(out, cv2.COLOR_BGRA2BGR).reshape(n, size, size, 3)
     return out.reshape((n, size, size) + image.shape[2:])
 
 

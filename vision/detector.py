@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from tableref.vision.assembly import IndexGeometry, IndexReading, assemble
-from tableref.vision.crops import CROP_MARGIN, CROP_SIZE, index_crops, to_classifier_input
+from tableref.vision.crops import CROP_MARGIN, CROP_SIZE, cutting_picture, index_crops, to_classifier_input
 from tableref.vision.decoding import decode_yolo, nms, suppressed_rivals
 from tableref.vision.geometry import box_size, pairwise_overlap
 from tableref.vision.outlines import find_card_quads, merge_outline_cards
@@ -318,6 +318,9 @@ class CardRecognizer:
         self._turned_size = None  # the size (w, h) of the last frame, if it was read turned too
         # reuse_readings: the last frame's (frame size, boxes, crops read, probabilities, frames reused)
         self._readings = None
+        # the frame recognize() is reading and its cutting picture, once made (_crops); cleared when
+        # it returns (a caller may refill one array with each new frame)
+        self._frame = self._cutting = None
         self._cls_logits: bool | None = None    # the classifier gives logits, not probabilities (see _read_inputs)
         # rival_reread: the boxes of this frame's turned pass and plain pass that their merge set
         # aside, each beside the box kept on its index (boxes, scores, position of the kept box)
@@ -563,7 +566,16 @@ class CardRecognizer:
         return self._classify_crops(image, boxes, crops, tta)
 
     def _crops(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        return index_crops(image, boxes, size=self.crop_size, margin=self.crop_margin)
+        """The classifier's crops of ``boxes`` in ``image``; within a frame (:meth:`read_indices`
+        to the end of :meth:`recognize`) cut from its :func:`cutting_picture`, made once."""
+        if self._cutting is not None and self._cutting[0] is image:
+            picture = self._cutting[1]
+        elif self._frame is image:
+            picture = cutting_picture(image)
+            self._cutting = (image, picture)
+        else:
+            picture = image
+        return index_crops(picture, boxes, size=self.crop_size, margin=self.crop_margin)
 
     def _classify_crops(self, image: np.ndarray, boxes: np.ndarray, crops: np.ndarray, tta: bool | None) -> np.ndarray:
         """:meth:`classify` of ``crops`` cut at ``boxes``; ``tta`` True (every crop read turned too),
@@ -809,7 +821,7 @@ class CardRecognizer:
         detector runs side by side is done (its core would wait for the other run), else once the
         indices are found, while this thread reads them; :meth:`outline_cards` takes its quads."""
         t0 = time.perf_counter()
-        self._rivals = self._full_view = self._full_picture = self._quads = None
+        self._rivals = self._full_view = self._full_picture = self._quads = self._cutting = None
         self._outlines_wanted = image if find_outlines else None
         boxes, scores = self.find_indices(image)
         self._start_outlines()        # unless a detector run side by side started them
@@ -832,6 +844,14 @@ class CardRecognizer:
         """Physical cards in a BGR uint8 image (H, W, 3), most confident first."""
         image = ensure_bgr(image)
         self.last_stats = RecognitionStats()
+        self._frame = image
+        try:
+            return self._recognize(image)
+        finally:
+            self._frame = self._cutting = None
+
+    def _recognize(self, image: np.ndarray) -> list[DetectedCard]:
+        """:meth:`recognize` of a frame already checked, timed."""
         t0, c0 = time.perf_counter(), time.thread_time()
         readings = self.read_indices(image, find_outlines=self.config.outlines)
         h, w = image.shape[:2]
