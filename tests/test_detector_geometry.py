@@ -250,6 +250,11 @@ def test_image_blob_is_the_networks_rgb_input():
     net = Network(default_models_dir() / "index_detector.onnx", 1)
     rng = np.random.default_rng(5)
     for shape in ((384, 640, 3), (1024, 1824, 3), (384, 640, 3)):
-        img = rng.integers(0, 255, shape, dtype=np.uint8)
+        img = rng.integers(0, 256, shape, dtype=np.uint8)
+        img[0, :256] = np.arange(256, dtype=np.uint8)[:, None]     # every value in every channel
         expected = cv2.dnn.blobFromImage(img, 1 / 255.0, swapRB=True)
         assert np.array_equal(net.image_blob(img), expected)
+    # the buffers of items run side by side are apart
+    a, b = (rng.integers(0, 256, (384, 640, 3), dtype=np.uint8) for _ in range(2))
+    blob_a, blob_b = net.image_blob(a, slot=0), net.image_blob(b, slot=1)
+    assert np.array_equal(blob_a, cv2.dnn.blobFromImage(a, 1 / 255.0, swapRB=True)) and blob_a is not blob_b
