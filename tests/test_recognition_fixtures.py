@@ -333,24 +333,30 @@ def test_the_outlines_found_in_the_helper_thread_are_those_found_after_the_assem
 
     img = cv2.imread(str(FIXTURES / name))
     rec = CardRecognizer(threads=2)
-    started = []
-    start = rec._start_outlines
+    started, cut_in = [], []
+    start, cut = rec._start_helpers, rec._cut_picture
 
     def spy():
         if rec._outlines_wanted is not None:
             started.append(threading.current_thread() is threading.main_thread())
         start()
 
-    rec._start_outlines = spy
+    def cut_spy(frame):
+        cut_in.append(threading.current_thread() is threading.main_thread())
+        return cut(frame)
+
+    rec._start_helpers, rec._cut_picture = spy, cut_spy
     for _ in range(frames):
         got = rec.recognize(img)
     side_by_side = rec.last_stats.runs_side_by_side == 2
     assert side_by_side == (frames == 2)
-    # started once a frame: by a detector run's thread when side by side, else by this thread
+    # started once a frame: by a detector run's thread when side by side, else by this thread;
+    # the crops' cutting picture made in the helper thread, once a frame
     assert started[-1] == (not side_by_side) and len(started) == frames
-    assert rec.last_stats.cpu_ms_helpers > 0 and rec._quads is None
+    assert cut_in == [False] * frames
+    assert rec.last_stats.cpu_ms_helpers > 0 and rec._quads is None and rec._cutting is None
     readings = rec.read_indices(img)      # no helper: outline_cards finds the quads itself
-    assert rec._quads is None and len(started) == frames
+    assert rec._quads is None and len(started) == frames and len(cut_in) == frames
     h, w = img.shape[:2]
     cards = assemble(readings, rec.names, rec.geometry, min_confidence=0.0, image_size=(w, h),
                      det_power=rec.config.det_score_power)

@@ -318,8 +318,9 @@ class CardRecognizer:
         self._turned_size = None  # the size (w, h) of the last frame, if it was read turned too
         # reuse_readings: the last frame's (frame size, boxes, crops read, probabilities, frames reused)
         self._readings = None
-        # the frame recognize() is reading and its cutting picture, once made (_crops); cleared when
-        # it returns (a caller may refill one array with each new frame)
+        # the frame recognize() is reading and (that frame, its cutting picture or the helper's job
+        # making it) for _crops; cleared when it returns (a caller may refill one array with each
+        # new frame)
         self._frame = self._cutting = None
         self._cls_logits: bool | None = None    # the classifier gives logits, not probabilities (see _read_inputs)
         # rival_reread: the boxes of this frame's turned pass and plain pass that their merge set
@@ -332,9 +333,11 @@ class CardRecognizer:
         # the outline finder's quads of this frame, being found in the helper thread (a future)
         self._quads = None
         self._helper_pool = None
-        # ... the frame whose outlines are wanted but not yet being looked for (read_indices)
+        # ... the frame whose outlines are wanted but not yet being looked for, and the frame whose
+        # cutting picture (_crops) is wanted but not yet being made (read_indices, _start_helpers)
         self._outlines_wanted = None
-        self._outlines_lock = threading.Lock()
+        self._cutting_wanted = None
+        self._helpers_lock = threading.Lock()
         # reuse_views: (view, turned, frame size) -> (signature, boxes, scores, frames reused)
         self._view_memo: dict = {}
         self._repeated: set = set()  # the index boxes of this frame whose readings were kept (reuse_readings)
@@ -467,8 +470,8 @@ class CardRecognizer:
             part = todo[g:g + group]
             t0, c0 = time.perf_counter(), time.thread_time()
             # the first of the last runs side by side to finish leaves its core idle until the
-            # other one finishes: it starts the outline finder there (earlier ones would compete
-            # with the next runs)
+            # other one finishes: it starts the helper thread's work there (earlier ones would
+            # compete with the next runs)
             last = len(part) > 1 and g + group >= len(todo)
             runs = self.det_net.map_side_by_side(self._read_view, [(view, turned, picture, last)
                                                                     for _, view, turned, _, _, picture in part])
@@ -483,12 +486,12 @@ class CardRecognizer:
         return out
 
     def _read_view(self, run, slot: int, item: tuple) -> "ViewRun":
-        """One detector run on a rendered view, (view, turned, picture, start outlines): the picture
+        """One detector run on a rendered view, (view, turned, picture, start helpers): the picture
         turned (if ``turned``) and converted to the network's input, the run (``run``, :meth:`Network.map_side_by_side`), its
         output decoded (:meth:`_view_boxes`); in whichever thread it is called, so it keeps its own
-        times. With "start outlines", the outline finder starts when the run is done
-        (:meth:`_start_outlines`, if not started yet)."""
-        view, turned, picture, start_outlines = item
+        times. With "start helpers", the helper thread's work starts when the run is done
+        (:meth:`_start_helpers`, if not started yet)."""
+        view, turned, picture, start_helpers = item
         c0, t0 = time.thread_time(), time.perf_counter()
         if turned:
             picture = cv2.rotate(picture, cv2.ROTATE_90_CLOCKWISE)
@@ -496,8 +499,8 @@ class CardRecognizer:
         t1, c1 = time.perf_counter(), time.thread_time()
         raw = run(blob)
         t2, c2 = time.perf_counter(), time.thread_time()
-        if start_outlines:
-            self._start_outlines()
+        if start_helpers:
+            self._start_helpers()
         boxes, scores = self._view_boxes(raw, view, turned)
         return ViewRun(boxes, scores, (t0, t1), (t1, t2), c1 - c0, c2 - c1, time.thread_time() - c2)
 
@@ -566,10 +569,15 @@ class CardRecognizer:
         return self._classify_crops(image, boxes, crops, tta)
 
     def _crops(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        """The classifier's crops of ``boxes`` in ``image``; within a frame (:meth:`read_indices`
-        to the end of :meth:`recognize`) cut from its :func:`cutting_picture`, made once."""
-        if self._cutting is not None and self._cutting[0] is image:
-            picture = self._cutting[1]
+        """The classifier's crops of ``boxes`` in ``image``; within :meth:`recognize`, cut from the
+        frame's :func:`cutting_picture`, made once (by the helper thread, :meth:`_start_helpers`)."""
+        cut = self._cutting
+        if cut is not None and cut[0] is image:
+            picture = cut[1]
+            if not isinstance(picture, np.ndarray):     # the helper's job
+                picture, cpu = picture.result()
+                self._cutting = (image, picture)
+                self.last_stats.cpu_ms_helpers += cpu
         elif self._frame is image:
             picture = cutting_picture(image)
             self._cutting = (image, picture)
@@ -819,12 +827,15 @@ class CardRecognizer:
         ``find_outlines``: a helper thread also looks for lone cards' outlines
         (:func:`vision.outlines.find_card_quads`) on the other core: from when the first of the
         detector runs side by side is done (its core would wait for the other run), else once the
-        indices are found, while this thread reads them; :meth:`outline_cards` takes its quads."""
+        indices are found, while this thread reads them; :meth:`outline_cards` takes its quads.
+        Within :meth:`recognize` the helper first makes the frame's cutting picture (:meth:`_crops`)."""
         t0 = time.perf_counter()
         self._rivals = self._full_view = self._full_picture = self._quads = self._cutting = None
-        self._outlines_wanted = image if find_outlines else None
+        with self._helpers_lock:
+            self._outlines_wanted = image if find_outlines else None
+            self._cutting_wanted = image if self._frame is image else None
         boxes, scores = self.find_indices(image)
-        self._start_outlines()        # unless a detector run side by side started them
+        self._start_helpers()        # unless a detector run side by side started them
         t1 = time.perf_counter()
         self._repeated = set()
         probs = self._classify_reusing(image, boxes) if self.config.reuse_readings else self.classify(image, boxes)
@@ -895,13 +906,24 @@ class CardRecognizer:
         h, w = image.shape[:2]
         return shown_whole(self._full_picture, self._full_view, w, h)
 
-    def _start_outlines(self) -> None:
-        """Start the outline finder of this frame in the helper thread, if it is wanted and not
-        started yet (:meth:`read_indices`); whichever thread calls first starts it."""
-        with self._outlines_lock:
-            image, self._outlines_wanted = self._outlines_wanted, None
-        if image is not None:
-            self._quads = self._helper().submit(self._find_quads, image, self._shrunk(image))
+    def _start_helpers(self) -> None:
+        """Start this frame's work in the helper thread, what is wanted of it and not started yet
+        (:meth:`read_indices`): the cutting picture of the crops, then the outline finder;
+        whichever thread calls first starts it."""
+        with self._helpers_lock:
+            outlines, self._outlines_wanted = self._outlines_wanted, None
+            frame, self._cutting_wanted = self._cutting_wanted, None
+        if frame is not None:
+            self._cutting = (frame, self._helper().submit(self._cut_picture, frame))
+        if outlines is not None:
+            self._quads = self._helper().submit(self._find_quads, outlines, self._shrunk(outlines))
+
+    @staticmethod
+    def _cut_picture(image: np.ndarray) -> tuple[np.ndarray, float]:
+        """:func:`cutting_picture` (in the helper thread) and its CPU time (ms)."""
+        c0 = time.thread_time()
+        picture = cutting_picture(image)
+        return picture, (time.thread_time() - c0) * 1000
 
     @staticmethod
     def _find_quads(image: np.ndarray, shrunk: np.ndarray | None) -> tuple[list[np.ndarray], float]:
