@@ -283,7 +283,8 @@ class RecognitionStats:
     cpu_ms_thread: float = 0.0
     cpu_ms_thread_net: float = 0.0
     # CPU time of the work outside the networks that helper threads did beside the calling thread
-    # (the detector's input pictures and decoding of runs side by side, the outline finder)
+    # (the detector's input pictures and decoding of runs side by side, the crops' cutting picture,
+    # the outline finder)
     cpu_ms_helpers: float = 0.0
 
     @property
@@ -937,7 +938,7 @@ class CardRecognizer:
         if self._helper_pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
-            self._helper_pool = ThreadPoolExecutor(1, thread_name_prefix="tableref-outlines")
+            self._helper_pool = ThreadPoolExecutor(1, thread_name_prefix="tableref-helper")
         return self._helper_pool
 
     def observe(self, image: np.ndarray, t: float = 0.0) -> FrameObservation:
