@@ -377,3 +377,16 @@ def test_identical_bottom_cards_of_two_melds_are_not_one_card(angle):
     c = _meld(["9H", "9S", "9D"], (300, 650), theta)
     cards = assemble(a + b + c, NAMES, GEO, several_packs=True)
     assert sorted(c.card for c in cards) == sorted(["5C", "6C", "7C", "5C", "5D", "4H", "9H", "9S", "9D"])
+
+
+@given(st.lists(st.integers(0, 6), max_size=40))
+@settings(max_examples=200, deadline=None)
+def test_same_value_pairs_are_every_pair_of_equal_entries_once(values):
+    """The candidate pairs of repeat boxes and side pairs: every (i, j), i < j, of equal card values."""
+    from tableref.vision.assembly import _same_value_pairs
+
+    v = np.array(values, dtype=np.int64)
+    i, j = _same_value_pairs(v)
+    got = sorted(zip(i.tolist(), j.tolist()))
+    want = [(a, b) for a in range(len(v)) for b in range(a + 1, len(v)) if v[a] == v[b]]
+    assert got == want
