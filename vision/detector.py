@@ -472,8 +472,11 @@ class CardRecognizer:
             t0, c0 = time.perf_counter(), time.thread_time()
             # the first of the last runs side by side to finish leaves its core idle until the
             # other one finishes: it starts the helper thread's work there (earlier ones would
-            # compete with the next runs)
+            # compete with the next runs); a lone run, on two threads, leaves part of the two cores
+            # idle all along: the helper thread's work starts with it
             last = len(part) > 1 and g + group >= len(todo)
+            if len(part) == 1:
+                self._start_helpers()
             runs = self.det_net.map_side_by_side(self._read_view, [(view, turned, picture, last)
                                                                     for _, view, turned, _, _, picture in part])
             self._count_detector(t0, c0, runs)
@@ -826,9 +829,10 @@ class CardRecognizer:
         """Detected and classified corner indices (``none`` dropped).
 
         ``find_outlines``: a helper thread also looks for lone cards' outlines
-        (:func:`vision.outlines.find_card_quads`) on the other core: from when the first of the
-        detector runs side by side is done (its core would wait for the other run), else once the
-        indices are found, while this thread reads them; :meth:`outline_cards` takes its quads.
+        (:func:`vision.outlines.find_card_quads`) beside the detector: from the start of a lone
+        detector run (on two threads it leaves part of the cores idle) or when the first of the
+        last detector runs side by side is done (its core would wait for the other run), else once
+        the indices are found, while this thread reads them; :meth:`outline_cards` takes its quads.
         Within :meth:`recognize` the helper first makes the frame's cutting picture (:meth:`_crops`)."""
         t0 = time.perf_counter()
         self._rivals = self._full_view = self._full_picture = self._quads = self._cutting = None
