@@ -320,13 +320,14 @@ def test_a_camera_frame_read_turned_like_the_last_runs_both_passes_side_by_side(
 
 
 @pytest.mark.parametrize("name, frames", [("cards_apart.jpg", 1), ("fan.jpg", 2)])
-def test_the_outlines_found_in_the_helper_thread_are_those_found_after_the_assembly(name, frames):
+def test_the_outlines_found_in_the_helper_thread_are_those_found_after_the_assembly(name, frames, monkeypatch):
     """``recognize`` looks for the lone cards' outlines in a helper thread while the indices are
     read (started by the first detector run side by side to finish, where they go side by side:
     the second frame of the fan): the same cards as looking for them afterwards, in the calling
     thread."""
     import threading
 
+    from tableref.vision import detector
     from tableref.vision.assembly import assemble
     from tableref.vision.detector import CardRecognizer
     from tableref.vision.outlines import merge_outline_cards
@@ -334,7 +335,7 @@ def test_the_outlines_found_in_the_helper_thread_are_those_found_after_the_assem
     img = cv2.imread(str(FIXTURES / name))
     rec = CardRecognizer(threads=2)
     started, cut_in = [], []
-    start, cut = rec._start_helpers, rec._cut_picture
+    start, cut = rec._start_helpers, detector.cutting_picture
 
     def spy():
         if rec._outlines_wanted is not None:
@@ -345,7 +346,8 @@ def test_the_outlines_found_in_the_helper_thread_are_those_found_after_the_assem
         cut_in.append(threading.current_thread() is threading.main_thread())
         return cut(frame)
 
-    rec._start_helpers, rec._cut_picture = spy, cut_spy
+    rec._start_helpers = spy
+    monkeypatch.setattr(detector, "cutting_picture", cut_spy)
     for _ in range(frames):
         got = rec.recognize(img)
     side_by_side = rec.last_stats.runs_side_by_side == 2

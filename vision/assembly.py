@@ -455,7 +455,6 @@ def drop_repeat_readings(readings: list[IndexReading], q: np.ndarray,
     dropped: dict[int, int] = {}
     if not readings:
         return kept, dropped
-    order = sorted(range(len(readings)), key=lambda k: -readings[k].score)
     top = q.argmax(axis=1)
     centres = np.array([r.centre for r in readings])
     sizes = np.array([r.size for r in readings])
@@ -464,6 +463,7 @@ def drop_repeat_readings(readings: list[IndexReading], q: np.ndarray,
     ok = np.hypot(centres[i, 0] - centres[j, 0], centres[i, 1] - centres[j, 1]) < near * np.maximum(sizes[i], sizes[j])
     if not ok.any():
         return list(range(len(readings))), dropped
+    order = sorted(range(len(readings)), key=lambda k: -readings[k].score)
     partners: dict[int, list[int]] = {}
     for a, b in zip(i[ok].tolist(), j[ok].tolist()):
         partners.setdefault(a, []).append(b)

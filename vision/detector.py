@@ -491,9 +491,9 @@ class CardRecognizer:
 
     def _read_view(self, run, slot: int, item: tuple) -> "ViewRun":
         """One detector run on a rendered view, (view, turned, picture, start helpers): the picture
-        turned (if ``turned``) and converted to the network's input, the run (``run``, :meth:`Network.map_side_by_side`), its
-        output decoded (:meth:`_view_boxes`); in whichever thread it is called, so it keeps its own
-        times. With "start helpers", the helper thread's work starts when the run is done
+        turned (if ``turned``) and converted to the network's input, the run (``run``,
+        :meth:`Network.map_side_by_side`), its output decoded (:meth:`_view_boxes`); in whichever
+        thread it is called, so it keeps its own times. With "start helpers", the helper thread's work starts when the run is done
         (:meth:`_start_helpers`, if not started yet)."""
         view, turned, picture, start_helpers = item
         c0, t0 = time.thread_time(), time.perf_counter()
@@ -576,17 +576,12 @@ class CardRecognizer:
         """The classifier's crops of ``boxes`` in ``image``; within :meth:`recognize`, cut from the
         frame's :func:`cutting_picture`, made once (by the helper thread, :meth:`_start_helpers`)."""
         cut = self._cutting
-        if cut is not None and cut[0] is image:
-            picture = cut[1]
-            if not isinstance(picture, np.ndarray):     # the helper's job
-                picture, cpu = picture.result()
-                self._cutting = (image, picture)
-                self.last_stats.cpu_ms_helpers += cpu
-        elif self._frame is image:
-            picture = cutting_picture(image)
+        if cut is None or cut[0] is not image:
+            return index_crops(image, boxes, size=self.crop_size, margin=self.crop_margin)
+        picture = cut[1]
+        if not isinstance(picture, np.ndarray):     # the helper's job
+            picture = self._helper_result(picture)
             self._cutting = (image, picture)
-        else:
-            picture = image
         return index_crops(picture, boxes, size=self.crop_size, margin=self.crop_margin)
 
     def _classify_crops(self, image: np.ndarray, boxes: np.ndarray, crops: np.ndarray, tta: bool | None) -> np.ndarray:
@@ -896,9 +891,7 @@ class CardRecognizer:
 
         quads = None
         if self._quads is not None:
-            quads, cpu = self._quads.result()
-            self._quads = None
-            self.last_stats.cpu_ms_helpers += cpu
+            quads, self._quads = self._helper_result(self._quads), None
         return read_outline_cards(image, self.classify, self.geometry.layouts()[: self.config.outline_layouts],
                                   self.names, self.none_index, known, self.config.min_card_confidence,
                                   self.config.tta_max_crops, shrunk=self._shrunk(image), quads=quads)
@@ -919,23 +912,23 @@ class CardRecognizer:
             outlines, self._outlines_wanted = self._outlines_wanted, None
             frame, self._cutting_wanted = self._cutting_wanted, None
         if frame is not None:
-            self._cutting = (frame, self._helper().submit(self._cut_picture, frame))
+            self._cutting = (frame, self._helper().submit(self._timed, cutting_picture, frame))
         if outlines is not None:
-            self._quads = self._helper().submit(self._find_quads, outlines, self._shrunk(outlines))
+            self._quads = self._helper().submit(self._timed, find_card_quads, outlines, shrunk=self._shrunk(outlines))
 
     @staticmethod
-    def _cut_picture(image: np.ndarray) -> tuple[np.ndarray, float]:
-        """:func:`cutting_picture` (in the helper thread) and its CPU time (ms)."""
+    def _timed(work, *args, **kwargs) -> tuple:
+        """``work(*args, **kwargs)`` (in the helper thread) and its CPU time there (ms)."""
         c0 = time.thread_time()
-        picture = cutting_picture(image)
-        return picture, (time.thread_time() - c0) * 1000
+        result = work(*args, **kwargs)
+        return result, (time.thread_time() - c0) * 1000
 
-    @staticmethod
-    def _find_quads(image: np.ndarray, shrunk: np.ndarray | None) -> tuple[list[np.ndarray], float]:
-        """:func:`vision.outlines.find_card_quads` (in the helper thread) and its CPU time (ms)."""
-        c0 = time.thread_time()
-        quads = find_card_quads(image, shrunk=shrunk)
-        return quads, (time.thread_time() - c0) * 1000
+    def _helper_result(self, job):
+        """The result of a helper thread's job (:meth:`_timed`), its CPU time counted in this
+        frame's :attr:`RecognitionStats.cpu_ms_helpers`."""
+        result, cpu = job.result()
+        self.last_stats.cpu_ms_helpers += cpu
+        return result
 
     def _helper(self):
         """The one helper thread of this recogniser (started on first use)."""
