@@ -33,3 +33,16 @@ def test_help_is_clean(name, parser):
                if not isinstance(a, (argparse._HelpAction, argparse._VersionAction, argparse._SubParsersAction))
                and not a.help]
     assert not missing, f"tableref {' '.join(name)}: no help for {missing}"
+
+
+def test_classifier_widths_are_six_positive_numbers(capsys):
+    """``tableref train classifier --widths`` takes the trunk's six widths; anything else is a usage
+    error with a plain message, not a traceback."""
+    parser = build_parser()
+    args = parser.parse_args(["train", "classifier", "--widths", "12,16,24,32,48,64"])
+    assert args.widths == (12, 16, 24, 32, 48, 64)
+    assert parser.parse_args(["train", "classifier"]).widths is None
+    for bad in ("12,16", "12,16,24,32,48,x", "12,16,24,32,48,0"):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["train", "classifier", "--widths", bad])
+        assert "six positive whole numbers" in capsys.readouterr().err

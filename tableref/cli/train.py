@@ -10,6 +10,7 @@ when a training command runs, so the rest of tableref works without it.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -66,6 +67,9 @@ def register(subparsers) -> None:
                         "a neighbour's glyphs at the crop's edge count less (default: the head of --init, else pool)")
     c.add_argument("--slim", action="store_true",
                    help="the slimmer trunk (about half the multiply-adds); with --init a full checkpoint is pruned to it")
+    c.add_argument("--widths", type=_trunk_widths, default=None, metavar="W1,...,W6",
+                   help="the trunk's six widths, e.g. 12,16,24,32,48,64 (a quarter of the full net's "
+                        "multiply-adds); with --init a wider checkpoint is pruned to them")
     c.add_argument("--teacher", help="a checkpoint whose readings the net also learns (knowledge distillation), "
                                      "e.g. the full classifier teaching a --slim one")
     c.add_argument("--distill", type=float, default=0.8,
@@ -120,13 +124,25 @@ def _train_detector(a) -> int:
     return _run_training(a, train)
 
 
+def _trunk_widths(text: str) -> tuple[int, ...]:
+    """``--widths``: six positive channel counts, comma-separated."""
+    try:
+        widths = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        widths = ()
+    if len(widths) != 6 or min(widths) < 1:
+        raise argparse.ArgumentTypeError(f"six positive whole numbers separated by commas, not {text!r}")
+    return widths
+
+
 def _train_classifier(a) -> int:
     def train():
         from tableref.training.classifier import SLIM_WIDTHS, train_classifier
 
         return train_classifier(a.data, epochs=a.epochs, batch=a.batch, lr=a.lr, resume=a.resume, name=a.name,
                                 threads=a.threads, init=a.init, head=a.head,
-                                widths=SLIM_WIDTHS if a.slim else None, teacher=a.teacher, distill=a.distill)
+                                widths=a.widths or (SLIM_WIDTHS if a.slim else None), teacher=a.teacher,
+                                distill=a.distill)
     return _run_training(a, train)
 
 
