@@ -42,6 +42,9 @@ def test_classifier_widths_are_six_positive_numbers(capsys):
     args = parser.parse_args(["train", "classifier", "--widths", "12,16,24,32,48,64"])
     assert args.widths == (12, 16, 24, 32, 48, 64)
     assert parser.parse_args(["train", "classifier"]).widths is None
+    with pytest.raises(SystemExit):     # one trunk or the other
+        parser.parse_args(["train", "classifier", "--slim", "--widths", "12,16,24,32,48,64"])
+    assert "not allowed with" in capsys.readouterr().err
     for bad in ("12,16", "12,16,24,32,48,x", "12,16,24,32,48,0"):
         with pytest.raises(SystemExit):
             parser.parse_args(["train", "classifier", "--widths", bad])

@@ -209,8 +209,8 @@ class RecognizerConfig:
     # has not changed since the detector last read it (``picture_unchanged``) keeps the boxes found
     # then, for at most REUSE_MAX_FRAMES frames in a row
     reuse_views: bool = False
-    # read the crops with the fast classifier (recognition.json "fast_file": a slimmer network, about
-    # half the work a crop) where the models have one: a camera's frames, whose cards the tracker
+    # read the crops with the fast classifier (recognition.json "fast_file": a slimmer network, since
+    # session 15 about a quarter of the full one's work a crop) where the models have one: a camera's frames, whose cards the tracker
     # sees again in the next frames; a single photo has no next frame and is read with the full one
     # (``for_photos``). The environment variable TABLEREF_CLASSIFIER=full reads every frame with the
     # full one.

@@ -65,11 +65,12 @@ def register(subparsers) -> None:
     c.add_argument("--head", choices=["pool", "spatial"], default=None,
                    help="pool: average the feature map (every position alike); spatial: weigh each position, so "
                         "a neighbour's glyphs at the crop's edge count less (default: the head of --init, else pool)")
-    c.add_argument("--slim", action="store_true",
-                   help="the slimmer trunk (about half the multiply-adds); with --init a full checkpoint is pruned to it")
-    c.add_argument("--widths", type=_trunk_widths, default=None, metavar="W1,...,W6",
-                   help="the trunk's six widths, e.g. 12,16,24,32,48,64 (a quarter of the full net's "
-                        "multiply-adds); with --init a wider checkpoint is pruned to them")
+    trunk = c.add_mutually_exclusive_group()
+    trunk.add_argument("--slim", action="store_true",
+                       help="the slimmer trunk (about half the multiply-adds); with --init a full checkpoint is pruned to it")
+    trunk.add_argument("--widths", type=_trunk_widths, default=None, metavar="W1,...,W6",
+                       help="the trunk's six widths, e.g. 12,16,24,32,48,64 (about a quarter of the full net's "
+                            "multiply-adds); with --init a wider checkpoint is pruned to them")
     c.add_argument("--teacher", help="a checkpoint whose readings the net also learns (knowledge distillation), "
                                      "e.g. the full classifier teaching a --slim one")
     c.add_argument("--distill", type=float, default=0.8,

@@ -32,7 +32,8 @@ ROOT = MODELS_DIR.parent
 MODELS = MODELS_DIR
 RUNS = ROOT / "runs"
 CLASSIFIER_ONNX = "index_classifier.onnx"
-# the slim classifier (SLIM_WIDTHS) a camera's frames are read with (recognition.json "fast_file")
+# the slimmer classifier a camera's frames are read with (any widths narrower than WIDTHS;
+# recognition.json "fast_file" and "fast_widths")
 CLASSIFIER_FAST_ONNX = "index_classifier_fast.onnx"
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
