@@ -210,10 +210,10 @@ class RecognizerConfig:
     # then, for at most REUSE_MAX_FRAMES frames in a row
     reuse_views: bool = False
     # read the crops with the fast classifier (recognition.json "fast_file": a slimmer network, since
-    # session 15 about a quarter of the full one's work a crop) where the models have one: a camera's frames, whose cards the tracker
-    # sees again in the next frames; a single photo has no next frame and is read with the full one
-    # (``for_photos``). The environment variable TABLEREF_CLASSIFIER=full reads every frame with the
-    # full one.
+    # session 15 about a quarter of the full one's work a crop) where the models have one: a
+    # camera's frames, whose cards the tracker sees again in the next frames; a single photo has no
+    # next frame and is read with the full one (``for_photos``). The environment variable
+    # TABLEREF_CLASSIFIER=full reads every frame with the full one.
     fast_classifier: bool = field(default_factory=lambda: os.environ.get("TABLEREF_CLASSIFIER", "fast") != "full")
     precision: str = "auto"         # "auto": int8 copies where valid, else float; "fp32"; "int8"
     # "auto": OpenVINO where installed and checked on these models, else ONNX Runtime; "onnxruntime";
@@ -493,8 +493,8 @@ class CardRecognizer:
         """One detector run on a rendered view, (view, turned, picture, start helpers): the picture
         turned (if ``turned``) and converted to the network's input, the run (``run``,
         :meth:`Network.map_side_by_side`), its output decoded (:meth:`_view_boxes`); in whichever
-        thread it is called, so it keeps its own times. With "start helpers", the helper thread's work starts when the run is done
-        (:meth:`_start_helpers`, if not started yet)."""
+        thread it is called, so it keeps its own times. With "start helpers", the helper thread's
+        work starts when the run is done (:meth:`_start_helpers`, if not started yet)."""
         view, turned, picture, start_helpers = item
         c0, t0 = time.thread_time(), time.perf_counter()
         if turned:

@@ -67,7 +67,8 @@ def register(subparsers) -> None:
                         "a neighbour's glyphs at the crop's edge count less (default: the head of --init, else pool)")
     trunk = c.add_mutually_exclusive_group()
     trunk.add_argument("--slim", action="store_true",
-                       help="the slimmer trunk (about half the multiply-adds); with --init a full checkpoint is pruned to it")
+                       help="the slimmer trunk (about half the multiply-adds); with --init a full checkpoint is "
+                            "pruned to it")
     trunk.add_argument("--widths", type=_trunk_widths, default=None, metavar="W1,...,W6",
                        help="the trunk's six widths, e.g. 12,16,24,32,48,64 (about a quarter of the full net's "
                             "multiply-adds); with --init a wider checkpoint is pruned to them")
