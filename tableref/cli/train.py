@@ -61,7 +61,7 @@ def register(subparsers) -> None:
     c.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
     c.add_argument("--name", default="classifier", help="run folder under runs/ (default classifier)")
     c.add_argument("--resume", action="store_true", help="continue from runs/NAME/last.pt")
-    c.add_argument("--init", help="fine-tune from this checkpoint (fresh LR schedule), e.g. models/checkpoints/classifier_last.pt")
+    c.add_argument("--init", help="fine-tune from this checkpoint (fresh LR schedule), e.g. models/checkpoints/classifier_cls_s2_best.pt")
     c.add_argument("--head", choices=["pool", "spatial"], default=None,
                    help="pool: average the feature map (every position alike); spatial: weigh each position, so "
                         "a neighbour's glyphs at the crop's edge count less (default: the head of --init, else pool)")
