@@ -41,7 +41,8 @@ def test_wheel_holds_one_top_level_package(wheel):
     for needed in ("tableref/referee/cards.py", "tableref/vision/tracking.py", "tableref/web/app.py",
                    "tableref/models/index_detector.onnx", "tableref/models/recognition.json",
                    "tableref/datasets/decks.py", "tableref/web/templates/base.html",
-                   "tableref/web/i18n/en.json", "tableref/demo/desmoche.mp4", "tableref/cli/__init__.py"):
+                   "tableref/web/i18n/en.json", "tableref/demo/desmoche.mp4", "tableref/cli/__init__.py",
+                   "tableref/py.typed"):
         assert needed in names, needed
     assert not any(n.endswith(".pt") for n in names), "training checkpoints do not ship"
 
