@@ -13,8 +13,8 @@ source model; ``vision.detector`` uses a copy only while it matches (retraining
 makes it stale, and the float model is used again).
 
 Needs the ``onnx`` package (``pip install -e '.[train]'``); run time does not.
-Check the accuracy afterwards: ``python scripts/eval_recognition.py`` with and
-without ``--precision fp32``.
+Check the accuracy afterwards: ``tableref evaluate --real DIR`` with and without
+``--precision fp32``.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Measuring card recognition: matching reported cards to labels, metrics, scenes.
 
-Used by ``tableref evaluate`` / ``scripts/eval_recognition.py``; the speed benchmark
+Used by ``tableref evaluate``; the speed benchmark
 (``tableref bench-detect``) is ``tableref.bench``, which composes its frames here.
 
 Matching rules
