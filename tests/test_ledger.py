@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from tableref.ledger.store import Ledger, LedgerError
-from tableref.ledger.migrations import LATEST, MIGRATIONS, SchemaError, current_version, migrate
+from tableref.ledger.errors import LedgerError, MoneyError, SchemaError
+from tableref.ledger.store import Ledger
+from tableref.ledger.migrations import LATEST, MIGRATIONS, current_version, migrate
 from tableref.ledger.transfers import fewest_transfers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,6 +36,18 @@ def ledger(tmp_path):
 
 
 # ---------------------------------------------------------------- schema and migrations
+def test_the_ledgers_errors_are_its_own_not_the_referees():
+    """A refused request, a bad amount, a foreign file, a ledger in use: none is a referee's error."""
+    from tableref.referee.errors import RefereeError
+    from tableref.table.lock import LedgerInUse
+
+    for cls in (LedgerError, MoneyError, SchemaError, LedgerInUse):
+        assert not issubclass(cls, RefereeError), cls
+    assert issubclass(MoneyError, LedgerError) and issubclass(LedgerError, ValueError)
+    err = LedgerError("bad", "net")
+    assert err.message == "bad" and err.field == "net" and err.to_json() == {"error": "bad", "field": "net"}
+
+
 def test_new_file_is_wal_and_at_latest_version(tmp_path):
     path = tmp_path / "l.sqlite3"
     Ledger(path).close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, request, session as cookie
 
+from tableref.ledger.errors import LedgerError
 from tableref.ledger.money import point_value_cents
 from tableref.referee.cards import parse_card
 from tableref.referee.errors import RefereeError
@@ -53,7 +54,8 @@ def why_of(data: dict, required: bool = False) -> str:
 
 
 @api.errorhandler(RefereeError)
-def _refused(exc: RefereeError):
+@api.errorhandler(LedgerError)
+def _refused(exc: RefereeError | LedgerError):
     """Bad input to the API, refused by the setup check, the ledger or the session: 400 with its message."""
     return error(400, exc.message, exc.field)
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import datetime as _dt
 import sqlite3
 
+from tableref.ledger.errors import SchemaError
+
 # The ledger is an append-only journal. Every change is one row of ``entries``
 # (who, when, why); money moves only as ``payments`` rows that belong to one
 # entry and sum to zero within it. Hands are never updated or deleted: a
@@ -120,10 +122,6 @@ MIGRATIONS: list[tuple[int, str, str]] = [
 ]
 
 LATEST = MIGRATIONS[-1][0]
-
-
-class SchemaError(RuntimeError):
-    """The file is not a tableref ledger, or was written by a newer tableref."""
 
 
 def _now() -> str:

@@ -11,15 +11,11 @@ from __future__ import annotations
 import math
 from decimal import Decimal, InvalidOperation
 
-from tableref.referee.errors import RefereeError
+from tableref.ledger.errors import MoneyError
 from tableref.referee.reasons import Reason
 
 MAX_POINT_VALUE = Decimal(1_000_000)
 CENT = Decimal("0.01")
-
-
-class MoneyError(RefereeError):
-    """A money amount the ledger cannot keep exactly."""
 
 
 def _not_amount(field: str, value) -> Reason:

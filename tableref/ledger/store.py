@@ -45,21 +45,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tableref.games import GAMES
-from tableref.referee.errors import RefereeError
 from tableref.referee.reasons import Reason
 
-from tableref.ledger.migrations import LATEST, SchemaError, migrate
-from tableref.ledger.money import MoneyError, decimal as dec, fmt, point_value_cents, split
+from tableref.ledger.errors import LedgerError, MoneyError, SchemaError
+from tableref.ledger.migrations import LATEST, migrate
+from tableref.ledger.money import decimal as dec, fmt, point_value_cents, split
 from tableref.ledger.transfers import fewest_transfers
 
 POT = "(pot)"  # the account of a Desmoche pot carried over to a later hand; never a player's name
 MONEY_KINDS = ("hand", "hand_correction", "undo")  # entries of a hand that move points (and can be undone)
 PAYING_KINDS = MONEY_KINDS + ("pot_return",)       # every entry that moves money
-
-
-class LedgerError(RefereeError):
-    """A request the ledger refuses (bad result, unknown hand, ...). ``field`` names the culprit; the
-    message is a :class:`Reason` (key and parameters beside the English) for the page to translate."""
 
 
 def _bad_game(game) -> Reason:

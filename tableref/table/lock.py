@@ -10,11 +10,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tableref.referee.errors import RefereeError
 
+class LedgerInUse(RuntimeError):
+    """Another tableref process has the ledger open; ``message`` is for the user, ``field`` the option to change."""
 
-class LedgerInUse(RefereeError):
-    """Another tableref process has the ledger open (message is for the user)."""
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.field = field
 
 
 class LedgerLock:
