@@ -17,16 +17,16 @@ Uses a simulated 1280x720 hand (``tableref simulate``; cached in ``--work``):
     python scripts/bench_live.py                    # Desmoche seed 500
     python scripts/bench_live.py --game marriage --seed 501
     python scripts/bench_live.py --video clip.mp4 --truth truth.json
-    python scripts/bench_live.py --watch-rate             # 3. below, on the real fanned deal and the demo
+    python scripts/bench_live.py --watch-rate --image FRAME.jpg   # 3. below, on a real frame and the demo
 
 3. **Analysed frames/s as ``tableref watch`` runs** (``--watch-rate``): the table session's own
    camera thread on a folder of 30 copies of a real full-table frame
-   (``../shared/data/real-table/fanned-deal-1280x720.jpg``, or ``--image``), on 30 copies that each
+   (``--image``, e.g. the real-table data's ``fanned-deal-1280x720.jpg``), on 30 copies that each
    carry their own noise (``--noise``: a still camera's frames are never exactly alike, and the
    session keeps the readings of indices whose picture did not change), and on the demo clip,
    read as fast as it can (start-up excluded: from the first analysed frame to the last).
 
-Run it on a quiet machine; the numbers go into docs/live.md (the load average is printed beside them).
+Run it on a quiet machine (the load average is printed beside the numbers).
 """
 from __future__ import annotations
 
@@ -42,8 +42,7 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[1]
 
 EVENT_TYPES = {"meld_laid", "card_added", "card_moved", "card_taken", "card_loose", "autowin", "winner",
                "hand_laid_down", "maal_counted", "tiplu"}
@@ -211,7 +210,8 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-latency", action="store_true")
     ap.add_argument("--watch-rate", action="store_true",
                     help="only: analysed frames/s of the session on copies of a real table frame and on the demo")
-    ap.add_argument("--image", default=str(ROOT.parent / "shared" / "data" / "real-table" / "fanned-deal-1280x720.jpg"))
+    ap.add_argument("--image", default=None, help="--watch-rate: a real full-table frame to read copies of "
+                    "(without it only the demo clip is read)")
     ap.add_argument("--copies", type=int, default=30)
     ap.add_argument("--noise", type=float, default=4.0, metavar="SIGMA",
                     help="--watch-rate also reads copies that each carry their own noise of SIGMA grey levels, "
@@ -221,13 +221,14 @@ def main(argv=None) -> int:
     if args.watch_rate:
         print(f"machine: {platform.machine()} {os.cpu_count()} CPUs visible; load average {load}")
         sources = []
-        if Path(args.image).exists():
+        if args.image and not Path(args.image).exists():
+            print(f"error: --image {args.image}: no such file", file=sys.stderr)
+            return 2
+        if args.image:
             sources.append((f"{args.copies} copies of {Path(args.image).name}", real_frame_folder(args.image, args.copies)))
             if args.noise > 0:
                 sources.append((f"{args.copies} copies of {Path(args.image).name}, each with noise of "
                                 f"{args.noise:g} grey levels", real_frame_folder(args.image, args.copies, args.noise)))
-        else:
-            print(f"(no {args.image}: the real-frame run is skipped)")
         sources.append(("the demo clip" if not args.video else args.video, args.video or "demo"))
         for name, src in sources:
             for game in GAME_NAMES:

@@ -16,15 +16,13 @@ import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tableref.vision.tracking import TableTracker  # noqa: E402
-from tableref.vision.types import DetectedCard, FrameObservation  # noqa: E402
-from tableref.vision.zones import default_zones  # noqa: E402
+from tableref.vision.tracking import TableTracker
+from tableref.vision.types import DetectedCard, FrameObservation
+from tableref.vision.zones import default_zones
 
 RANKS = "A 2 3 4 5 6 7 8 9 10 J Q K".split()
 LABELS = [r + s for s in "SHDC" for r in RANKS]

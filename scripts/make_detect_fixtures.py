@@ -19,9 +19,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tableref.training.evaluation import paste_card, table_background  # noqa: E402
+from tableref.training.evaluation import paste_card, table_background
 
 DECK = "kennard-2color"
 

@@ -2,8 +2,8 @@
 """How the non-network part of reading a frame grows with its cards: the real 52-card frame and its
 104-card tiling (``tableref.bench.real_frames``), read alternately, frame by frame.
 
-    python scripts/measure_scaling.py               # 40 frames of each
-    python scripts/measure_scaling.py --frames 80
+    python scripts/measure_scaling.py DIR               # 40 frames of each
+    python scripts/measure_scaling.py DIR --frames 80
 
 ``tableref bench-detect`` times one frame after the other, and this machine's speed wanders by a
 third within minutes, so the ratio of two figures taken seconds apart wanders too (1.9–2.5× in
@@ -11,30 +11,29 @@ three runs). Here each frame has its own recogniser (as a cold ``bench-detect`` 
 frames have one size, and one recogniser would carry what it learnt of one to the other) and the
 two alternate, so both see the same phases. Prints the medians of the total, the non-network part
 (wall, and CPU in all threads), its per-card part (decoding, NMS, crops, assembly, outlines) and
-the detector's input pictures, and the 104/52 ratios. Needs ``../shared/data/real-table``.
+the detector's input pictures, and the 104/52 ratios. DIR is the real-table data
+(``fanned-deal-1280x720.jpg`` and ``fanned-deal.jpg``).
 """
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tableref.bench import cpu_description, loadavg, real_frames  # noqa: E402
-from tableref.vision.detector import CardRecognizer  # noqa: E402
+from tableref.bench import cpu_description, loadavg, real_frames
+from tableref.vision.detector import CardRecognizer
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("real_table", metavar="DIR", help="the real-table data: fanned-deal-1280x720.jpg and fanned-deal.jpg")
     ap.add_argument("--frames", type=int, default=40, help="timed frames of each (default 40)")
     args = ap.parse_args(argv)
-    frames = {cards: img for _, img, cards in real_frames()}
+    frames = {cards: img for _, img, cards in real_frames(args.real_table)}
     if set(frames) != {52, 104}:
-        print("the real table frame is not here (../shared/data/real-table/fanned-deal-1280x720.jpg): "
-              "nothing to measure", file=sys.stderr)
+        print(f"error: DIR {args.real_table}: no fanned-deal-1280x720.jpg and fanned-deal.jpg there", file=sys.stderr)
         return 2
     recs = {}
     for cards, img in frames.items():

@@ -24,9 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tableref.vision.crops import index_crop, to_classifier_input  # noqa: E402
+from tableref.vision.crops import index_crop, to_classifier_input
 from tableref.vision.detector import (
     CardRecognizer,
     RecognizerConfig,
@@ -34,7 +33,7 @@ from tableref.vision.detector import (
     letterbox_view,
     render_view,
 )
-from tableref.training.evaluation import compose_meld_scene, compose_random_scene  # noqa: E402
+from tableref.training.evaluation import compose_meld_scene, compose_random_scene
 
 
 def calibration_scenes(n: int, seed: int = 0):

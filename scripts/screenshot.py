@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -32,8 +33,12 @@ def main(argv=None) -> int:
     ap.add_argument("--min-melds", type=int, default=3, help="wait until this many melds are on the table")
     ap.add_argument("--settle", type=float, default=3.0, help="seconds to wait after that (camera picture, events)")
     ap.add_argument("--timeout", type=float, default=180.0)
-    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("--chromium", default=shutil.which("chromium") or shutil.which("chromium-browser"),
+                    help="the Chromium program (default: chromium on the PATH)")
     args = ap.parse_args(argv)
+    if not args.chromium:
+        print("error: --chromium: no chromium on the PATH; name the program", file=sys.stderr)
+        return 2
     from playwright.sync_api import sync_playwright
 
     with socket.socket() as s:

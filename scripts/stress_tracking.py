@@ -20,15 +20,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tableref.games import GAME_NAMES  # noqa: E402
-from tableref.vision.types import DetectedCard, FrameObservation  # noqa: E402
+from tableref.games import GAME_NAMES
+from tableref.vision.types import DetectedCard, FrameObservation
 
 LABELS = [r + s for s in "CDHS" for r in "A 2 3 4 5 6 7 8 9 10 J Q K".split()]
 INDEX_BOX = (0.045, 0.04, 0.175, 0.31)        # top-left index, fractions of card width/height

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Check that an inference backend reads the real photos as well as ONNX Runtime (fp32), and record it.
 
-    python scripts/validate_backend.py                    # OpenVINO against ONNX Runtime, print only
-    python scripts/validate_backend.py --write            # and record the result in models/backends.json
+    python scripts/validate_backend.py --real DIR                  # OpenVINO against ONNX Runtime, print only
+    python scripts/validate_backend.py --real DIR --write          # and record the result in models/backends.json
 
 The recogniser picks a faster backend automatically (``RecognizerConfig(backend="auto")``) only
 where ``models/backends.json`` says it passed this check on exactly the model files in use
 (their SHA-256): a retrained model falls back to ONNX Runtime until the check is run again.
 
-The check: every one of the real rank-labelled photos (``../shared/data/real-photos-rank-only``),
-the rendered scenes (``--render``, card level) and the real fanned-deal frame are read with both
+The check: every one of the real rank-labelled photos (``--real``), the rendered scenes
+(``--render``, card level) and the real fanned-deal frames (``--real-table``) are read with both
 backends. It passes when the candidate's recall and precision on the real photos are at least
 ONNX Runtime's and its recall and precision on the rendered scenes are within ``--tolerance``
 points of ONNX Runtime's. The number of images where the two report different cards is printed
@@ -23,17 +23,12 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import cv2
 
-import cv2  # noqa: E402
-
-from tableref import bench  # noqa: E402
-from tableref.training import evaluation  # noqa: E402
-from tableref.vision.detector import CardRecognizer, RecognizerConfig  # noqa: E402
-from tableref.vision.runtime import VALIDATION_FILE, file_sha256  # noqa: E402
-
-DEFAULT_REAL = ROOT.parent / "shared" / "data" / "real-photos-rank-only"
+from tableref import bench
+from tableref.training import evaluation
+from tableref.vision.detector import CardRecognizer, RecognizerConfig
+from tableref.vision.runtime import VALIDATION_FILE, file_sha256
 
 
 def cards_of(rec, img):
@@ -44,13 +39,15 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backend", default="openvino", help="the backend to check (default openvino)")
     ap.add_argument("--models", default=None)
-    ap.add_argument("--real", default=str(DEFAULT_REAL))
+    ap.add_argument("--real", required=True, metavar="DIR", help="the real rank-labelled photos (with labels.csv)")
+    ap.add_argument("--real-table", metavar="DIR", help="the real-table data (fanned-deal-1280x720.jpg, fanned-deal.jpg), "
+                    "compared image by image too")
     ap.add_argument("--render", type=int, default=24, help="rendered scenes to compare (0 = none)")
     ap.add_argument("--tolerance", type=float, default=0.2, help="points of recall/precision on rendered scenes")
     ap.add_argument("--write", action="store_true", help=f"record the result in the models' {VALIDATION_FILE}")
     args = ap.parse_args(argv)
     if not Path(args.real).exists():
-        print(f"error: the real photos are not at {args.real}", file=sys.stderr)
+        print(f"error: --real {args.real}: no such folder", file=sys.stderr)
         return 2
     ref = CardRecognizer(args.models, config=RecognizerConfig(backend="onnxruntime", precision="fp32", fast_classifier=False))
     cand = CardRecognizer(args.models, config=RecognizerConfig(backend=args.backend, precision="fp32", fast_classifier=False))
@@ -66,7 +63,7 @@ def main(argv=None) -> int:
     labels = evaluation.load_rank_labels(args.real)
     differ = []
     images = [(fn, cv2.imread(str(Path(args.real) / fn))) for fn in sorted(labels)]
-    images += [(name, img) for name, img, _ in bench.real_frames()]
+    images += [(name, img) for name, img, _ in bench.real_frames(args.real_table)] if args.real_table else []
     for fn, img in images:
         if img is not None and cards_of(ref, img) != cards_of(cand, img):
             differ.append(fn)

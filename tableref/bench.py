@@ -55,16 +55,24 @@ def tiled_real_frame(photo: np.ndarray, background: tuple[int, int, int], width:
     return out
 
 
-def real_frames() -> list[tuple[str, np.ndarray, int | None]]:
-    """(name, image, cards in it) for the real-table frames, [] where the shared data is absent."""
-    shared = shared_dir()
-    if shared is None or not (shared / REAL_TABLE).exists():
+def real_frames(folder: str | Path | None = None) -> list[tuple[str, np.ndarray, int | None]]:
+    """(name, image, cards in it) for the real-table frames of ``folder`` (the real-table data:
+    ``fanned-deal-1280x720.jpg`` and ``fanned-deal.jpg``; default: the shared data beside the
+    repository), [] where they are absent."""
+    if folder is None:
+        shared = shared_dir()
+        if shared is None:
+            return []
+        frame_path, photo_path = shared / REAL_TABLE, shared / REAL_TABLE_PHOTO
+    else:
+        frame_path, photo_path = Path(folder) / Path(REAL_TABLE).name, Path(folder) / Path(REAL_TABLE_PHOTO).name
+    if not frame_path.exists():
         return []
-    frame = cv2.imread(str(shared / REAL_TABLE), cv2.IMREAD_COLOR)
+    frame = cv2.imread(str(frame_path), cv2.IMREAD_COLOR)
     if frame is None:
         return []
     out = [("real fanned deal 1280x720 (52 cards)", frame, REAL_TABLE_CARDS)]
-    photo = cv2.imread(str(shared / REAL_TABLE_PHOTO), cv2.IMREAD_COLOR)
+    photo = cv2.imread(str(photo_path), cv2.IMREAD_COLOR)
     if photo is not None:
         bg = tuple(int(v) for v in frame[2, 2])
         out.append(("real fanned deal x2 1280x720 (104 cards)", tiled_real_frame(photo, bg), 2 * REAL_TABLE_CARDS))

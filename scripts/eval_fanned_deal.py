@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Card-level score and per-card diagnosis of the real fanned-deal photo (or any photo labelled alike).
+"""Card-level score and per-card diagnosis of the real fanned-deal photo (four tight fans, 51 labelled cards).
 
-    python scripts/diagnose_fanned.py                      # ../shared/data/real-table/fanned-deal.jpg
-    python scripts/diagnose_fanned.py --models DIR --json out.json
-    python scripts/diagnose_fanned.py --image X.jpg --labels X.labels.json
+    python scripts/eval_fanned_deal.py DIR                     # DIR/fanned-deal.jpg, read as a photo
+    python scripts/eval_fanned_deal.py DIR --frame720 --camera # its 1280x720 frame, read as a camera frame
+    python scripts/eval_fanned_deal.py DIR --models MODELS --json out.json
+
+DIR is the real-table data: ``fanned-deal.jpg``, ``fanned-deal-1280x720.jpg`` (the photo scaled
+to 720x720, centred in a 1280x720 frame) and ``fanned-deal.labels.json``.
 
 Labels: the real-table format (one box per visible corner index, relative centre/size,
 names like ``10h``); a card counts once however many of its indices are labelled.
@@ -35,10 +38,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-REAL_TABLE = ROOT.parent / "shared" / "data" / "real-table"
-if not REAL_TABLE.exists():
-    REAL_TABLE = Path("/work/shared/data/real-table")
+from tableref.vision.detector import CardRecognizer, ModelError, RecognizerConfig
 
 
 def load_labels(path: Path, w: int, h: int, x0: float = 0.0, y0: float = 0.0) -> list[dict]:
@@ -83,8 +83,6 @@ def on_label(box, lab_box) -> bool:
 
 def evaluate(rec, image: np.ndarray, labels: list[dict], diagnose: bool = True) -> dict:
     """Card-level recall/precision (overall and per hand) and, with ``diagnose``, why each card is missed."""
-    from tableref.vision.detector import CardRecognizer, RecognizerConfig
-
     cards = rec.recognize(image)
     by_card: dict[str, list[dict]] = {}
     for lab in labels:
@@ -210,11 +208,11 @@ def report(res: dict) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--image", default=str(REAL_TABLE / "fanned-deal.jpg"))
+    p.add_argument("folder", metavar="DIR", help="the real-table data (fanned-deal.jpg, fanned-deal-1280x720.jpg, "
+                                                 "fanned-deal.labels.json)")
     p.add_argument("--frame720", action="store_true",
                    help="score the 1280x720 frame of the photo (fanned-deal-1280x720.jpg: the photo scaled to "
                         "720x720, centred) with the photo's labels")
-    p.add_argument("--labels", help="labels json (default: the image's .labels.json)")
     p.add_argument("--models", help="models folder (default: the committed models)")
     p.add_argument("--json", help="also write the result here")
     p.add_argument("--no-diagnose", action="store_true", help="only the scores")
@@ -224,21 +222,16 @@ def main(argv=None) -> int:
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                    help="change a RecognizerConfig field for this run, e.g. --set turned_pass=1")
     a = p.parse_args(argv)
-    img_path = Path(a.image)
-    lab_path = Path(a.labels) if a.labels else img_path.with_name(img_path.stem + ".labels.json")
-    if a.frame720:
-        img_path, lab_path = REAL_TABLE / "fanned-deal-1280x720.jpg", REAL_TABLE / "fanned-deal.labels.json"
+    folder = Path(a.folder)
+    img_path = folder / ("fanned-deal-1280x720.jpg" if a.frame720 else "fanned-deal.jpg")
+    lab_path = folder / "fanned-deal.labels.json"
     if not img_path.exists() or not lab_path.exists():
-        print(f"error: {img_path} or {lab_path} not found (the shared real-table photo is not on this machine)",
-              file=sys.stderr)
-        return 1
+        print(f"error: DIR {folder}: no {img_path.name} and {lab_path.name} there", file=sys.stderr)
+        return 2
     image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
     if image is None:
         print(f"error: cannot read {img_path}", file=sys.stderr)
         return 1
-    sys.path.insert(0, str(ROOT))
-    from tableref.vision.detector import CardRecognizer, ModelError, RecognizerConfig
-
     config = RecognizerConfig() if a.camera else RecognizerConfig.for_photos()
     for item in a.set:
         field_name, _, value = item.partition("=")
