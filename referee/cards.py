@@ -2,7 +2,9 @@
 
 Notation (input and output): rank ``A 2 3 4 5 6 7 8 9 10 J Q K`` followed by suit
 ``C D H S``: ``10H``, ``AS``, ``QD``. On input ``T`` is accepted for ten, ``1`` for
-ace, lower case, and the suit symbols ♣♦♥♠ (also the white ones ♧♢♡♤).
+ace, lower case, and the suit symbols ♣♦♥♠ (also the white ones ♧♢♡♤), plain or in
+their emoji form (the symbol followed by U+FE0F, as phone keyboards type them); a
+symbol may also come before the rank (``♣J``, ``♣️10``), as the game texts write it.
 Output is always canonical.
 
 A :class:`Card` is a value (rank and suit). In Marriage three packs are used, so
@@ -12,6 +14,7 @@ external id tells them apart), never merged.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable
@@ -21,7 +24,6 @@ from tableref.referee.reasons import Reason
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("C", "D", "H", "S")
-SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 RED_SUITS = frozenset("DH")
 
 _RANK_IN = {r: i + 1 for i, r in enumerate(RANKS)}
@@ -31,6 +33,9 @@ _SUIT_IN = {
     "♣": "C", "♦": "D", "♥": "H", "♠": "S",
     "♧": "C", "♢": "D", "♡": "H", "♤": "S",
 }
+_SYMBOLS = "".join(k for k in _SUIT_IN if not k.isascii())
+#: a suit symbol followed by a presentation selector (U+FE0F emoji, U+FE0E text), as keyboards type them
+_SYMBOL_SELECTOR = re.compile(f"([{_SYMBOLS}])[\ufe0f\ufe0e]")
 
 
 @dataclass(frozen=True, order=True)
@@ -78,11 +83,13 @@ def parse_card(text, field: str | None = None) -> Card:
     if not isinstance(text, str):
         raise CardError(Reason("card_not_text", f"a card must be a string like '10H', got {text!r}", value=repr(text)),
                         field)
-    s = text.strip().upper()
+    s = _SYMBOL_SELECTOR.sub(r"\1", text.strip()).upper()
     if len(s) < 2:
         raise CardError(Reason("unknown_card", f"unknown card {text!r} (write rank then suit, e.g. '10H', 'AS', 'QD')",
                                card=repr(text)), field)
-    suit = _SUIT_IN.get(s[-1]) or _SUIT_IN.get(text.strip()[-1])
+    if s[0] in _SYMBOLS and s[-1] not in _SYMBOLS:
+        s = s[1:] + s[0]
+    suit = _SUIT_IN.get(s[-1])
     rank = _RANK_IN.get(s[:-1])
     if suit is None or rank is None:
         raise CardError(Reason("unknown_card", f"unknown card {text!r} (write rank then suit, e.g. '10H', 'AS', 'QD')",

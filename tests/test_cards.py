@@ -20,7 +20,18 @@ def test_parse_canonical(text, expected):
     assert str(parse_card(text)) == expected
 
 
-@pytest.mark.parametrize("bad", ["", "X", "11H", "10X", "ZZ", 5, None, "AHS"])
+@pytest.mark.parametrize(
+    "text,expected",
+    [("A\u2660\ufe0f", "AS"), ("10\u2660\ufe0f", "10S"), ("Q\u2666\ufe0f", "QD"), ("2\u2665\ufe0f", "2H"),
+     ("K\u2663\ufe0f", "KC"), ("\u2663\ufe0fJ", "JC"), ("\u2663J", "JC"), ("\u2665\ufe0f10", "10H"), ("\u2660Q", "QS")],
+)
+def test_parse_emoji_suits_before_or_after_the_rank(text, expected):
+    """The suit as a phone types it (the symbol and U+FE0F), or a symbol before the rank as the game texts write it."""
+    assert str(parse_card(text)) == expected
+
+
+@pytest.mark.parametrize("bad", ["", "X", "11H", "10X", "ZZ", 5, None, "AHS", "\u2660\ufe0f", "A\ufe0fS", "SA",
+                                 "\u2663\ufe0f10\u2660"])
 def test_parse_rejects(bad):
     with pytest.raises(CardError):
         parse_card(bad)

@@ -51,6 +51,18 @@ def test_hand_before_cambio(capsys, tmp_path):
     assert out["autowin"] == "cuatro_cuerpos" and out["before_cambio"] is True
 
 
+def test_hand_emoji_suits(capsys, tmp_path):
+    """Suits typed as phone emoji (A♠️, 10♠️: the symbol and U+FE0F), after the rank or before it."""
+    emoji = {"C": "\u2663\ufe0f", "D": "\u2666\ufe0f", "H": "\u2665\ufe0f", "S": "\u2660\ufe0f"}
+    cards = [(emoji[c[-1]] + c[:-1]) if i % 2 else (c[:-1] + emoji[c[-1]]) for i, c in enumerate(PELADILLA)]
+    text = json.dumps({"cards": cards}, ensure_ascii=False)
+    assert "\u2660\ufe0f" in text
+    rc, out = run(capsys, tmp_path, "hand", text)
+    assert rc == 0 and out["autowin"] == "peladilla" and out["cards"] == PELADILLA
+    rc, out = run(capsys, tmp_path, "melds", {"melds": [["8\u2660\ufe0f", "9\u2660\ufe0f", "10\u2660\ufe0f"]]})
+    assert rc == 0 and out["melds"][0]["cards"] == ["8S", "9S", "10S"] and out["melds"][0]["valid"]
+
+
 def test_hand_several_players_tie(capsys, tmp_path):
     req = {"players": [{"name": "p1", "cards": PELADILLA},
                        {"name": "p2", "cards": ["2H", "3D", "4H", "7C", "8D", "10H", "JC", "QD", "KH"]}],

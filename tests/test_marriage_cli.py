@@ -37,6 +37,15 @@ def test_hand_symbols_and_ten(tmp_path, capsys):
     assert rc == 0 and out["can_finish"] and all("T" not in c for m in out["melds"] for c in m)
 
 
+def test_hand_emoji_suits(tmp_path, capsys):
+    """Suits typed as phone emoji (symbol + U+FE0F), before the rank as the game text writes them (♣️J) or after."""
+    emoji = {"C": "\u2663\ufe0f", "D": "\u2666\ufe0f", "H": "\u2665\ufe0f", "S": "\u2660\ufe0f"}
+    cards = [(emoji[c[-1]] + c[:-1]) if i % 2 else (c[:-1] + emoji[c[-1]]) for i, c in enumerate(HAND)]
+    rc, out = run(tmp_path, capsys, "hand", {"tiplu": emoji["C"] + "J", "cards": cards})
+    rc_plain, plain = run(tmp_path, capsys, "hand", {"tiplu": "JC", "cards": HAND})
+    assert rc == rc_plain == 0 and out == plain
+
+
 def test_settle_shape(tmp_path, capsys):
     rc, out = run(tmp_path, capsys, "settle", {
         "winner": "p2", "dublee_win": False, "rules": {},

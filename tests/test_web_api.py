@@ -693,3 +693,14 @@ def test_a_restarted_table_carries_the_pot_the_ledger_holds(tmp_path):
     finally:
         close_app(app)
         ledger.close()
+
+
+def test_host_corrects_a_card_typed_with_phone_emoji_suits(table):
+    """A phone keyboard types a suit as its emoji (the symbol followed by U+FE0F), before or after the rank:
+    the web reads it with the referee's card parser, like every other card input."""
+    app, session, _ = table
+    c = client_of(app)
+    tok = login(c, name="Rosa")
+    assert post(c, "/api/correct", {"track_id": 9, "card": "10\u2660\ufe0f", "why": "glare"}, tok).status_code == 200
+    assert post(c, "/api/correct", {"track_id": 9, "card": "\u2663\ufe0fJ", "why": "glare"}, tok).status_code == 200
+    assert session.corrections[-2:] == [(9, "10S"), (9, "JC")]

@@ -29,7 +29,6 @@ DIRTY_TRIPLET = "dirty_triplet"
 DUBLEE = "dublee"
 
 PURE_KINDS = frozenset({TUNNELA, PURE_SEQUENCE, MARRIAGE})
-COMBINATION_KINDS = (TUNNELA, MARRIAGE, PURE_SEQUENCE, TRIPLET, DIRTY_SEQUENCE, DIRTY_TRIPLET)
 
 
 def is_sequence_ranks(ranks: Sequence[int]) -> bool:
@@ -98,8 +97,3 @@ def classify(cards: Sequence[Card], wild: Wild | None = None) -> str | None:
 
 def is_pure(kind: str | None) -> bool:
     return kind in PURE_KINDS
-
-
-def is_dublee(cards: Sequence[Card]) -> bool:
-    """Two genuinely identical cards (jokers are never wild for dublees)."""
-    return len(cards) == 2 and cards[0] == cards[1]

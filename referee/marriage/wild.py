@@ -57,9 +57,6 @@ class Wild:
     def is_joker(self, card: Card) -> bool:
         return self.kind(card) is not None
 
-    def is_maal(self, card: Card) -> bool:
-        return card in (self.tiplu, self.poplu, self.jhiplu)
-
     def jokers(self) -> list[Card]:
         """The six wild card faces (the four of the tiplu's rank, poplu, jhiplu); 18 physical cards."""
         return [Card(self.tiplu.rank, s) for s in SUITS] + [self.poplu, self.jhiplu]
