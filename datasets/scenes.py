@@ -32,8 +32,6 @@ GLYPHS_MIN_AREA = 0.35  # (but never less than this fraction of the index box)
 STEEP_TILT = 75.0  # some scenes are seen from near table height (camera tilt up to this)
 STEEP_P = 0.2
 
-DEFAULT_DECKS = list(decks.DECKS)
-
 
 @dataclass
 class IndexLabel:

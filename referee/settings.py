@@ -58,7 +58,3 @@ def build_settings(cls, data, field: str = "rules", choices: dict | None = None)
                                        rule=key, value=repr(value), allowed=allowed), f"{field}.{key}")
         values[key] = value
     return cls(**values)
-
-
-def settings_to_dict(obj) -> dict:
-    return dataclasses.asdict(obj)

@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-from tableref.vision.tracking import RelativeSharpness, TableTracker, frame_sharpness
+from tableref.vision.tracking import TableTracker
 from tableref.vision.types import DetectedCard, FrameObservation
 from tableref.vision.zones import default_zones
 
@@ -232,18 +231,6 @@ def test_calibrated_zones_use_table_coordinates():
     col = [det("6H", 20, 500, w=85, h=60), det("5H", 20, 470, w=85, h=60), det("4H", 20, 440, w=85, h=60)]
     p.run(col, 2.0)
     assert [m.labels for m in p.last.seats[0].melds] == [["4H", "5H", "6H"]]
-
-
-def test_sharpness_helpers():
-    rng = np.random.default_rng(0)
-    sharp = (rng.random((240, 320)) * 255).astype(np.uint8)
-    import cv2
-    blurred = cv2.GaussianBlur(sharp, (0, 0), 4)
-    assert frame_sharpness(blurred) < frame_sharpness(sharp) / 5
-    rel = RelativeSharpness()
-    vals = [rel(sharp) for _ in range(10)]
-    assert vals[-1] == pytest.approx(1.0)
-    assert rel(blurred) < 0.3
 
 
 def det_full(label, x, y, w=60, h=85, conf=0.95):

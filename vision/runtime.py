@@ -1,7 +1,7 @@
 """The recognition models on disk and their inference runtime.
 
 ``models/recognition.json`` names the committed ONNX files; :func:`int8_variant` finds a
-quantised copy that still matches its source model; :func:`make_session` loads a model
+quantised copy that still matches its source model; :class:`Network` runs a model
 in an inference backend on the CPU: ONNX Runtime (the default) or, with the optional
 ``openvino`` extra, OpenVINO where it was checked to read the real photos as well
 (:func:`choose_backend`).
@@ -94,8 +94,6 @@ def int8_variant(path: Path) -> Path | None:
     return q if src == file_sha256(path) else None
 
 
-# the inference backends, in order of preference; ONNX Runtime is the default and always there
-BACKENDS = ("openvino", "onnxruntime")
 # which backends were checked to read the real photos as well as ONNX Runtime, for which model files
 # (written by scripts/validate_backend.py; a retrained model is not covered until it is checked again)
 VALIDATION_FILE = "backends.json"
@@ -271,8 +269,3 @@ class Network:
 
 # a pixel value's scale in the image models' input (as OpenCV's blobFromImage applies 1/255: in float32)
 _PIXEL_SCALE = np.float32(1.0 / 255.0)
-
-
-def make_session(path: Path, threads: int):
-    """An ONNX Runtime CPU session of ``path`` (scripts that need the raw session)."""
-    return Network(path, threads, "onnxruntime").session

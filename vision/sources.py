@@ -44,8 +44,6 @@ import cv2
 import numpy as np
 
 IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
-VIDEO_EXTS = (".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mjpeg", ".mjpg")
-STATES = ("connecting", "ok", "reconnecting", "stale", "lost", "ended", "error")
 PUSH_SPECS = ("phone",)
 
 
@@ -56,7 +54,7 @@ class SourceError(ValueError):
 
 @dataclass
 class SourceStatus:
-    state: str                 # one of STATES
+    state: str                 # connecting, ok, reconnecting, stale, lost, ended or error
     message: str               # human-readable, e.g. "camera 0: no frame for 3.2 s"
     fps: float = 0.0           # frames per second arriving from the source
     frames: int = 0            # frames received

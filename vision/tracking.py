@@ -584,33 +584,3 @@ class TableTracker:
                tuple((c.track_id, c.card) for c in outside))
         table = StableTable(t=t, since=t, version=0, changed=False, seats=seats, centre=centre, outside=outside)
         return table, sig
-
-
-def frame_sharpness(image: np.ndarray, max_side: int = 640) -> float:
-    """Absolute focus measure of a frame: variance of the Laplacian on a downscaled gray image."""
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    h, w = gray.shape[:2]
-    s = max_side / max(h, w)
-    if s < 1.0:
-        gray = cv2.resize(gray, (int(w * s), int(h * s)), interpolation=cv2.INTER_AREA)
-    return float(cv2.Laplacian(gray, cv2.CV_32F).var())
-
-
-class RelativeSharpness:
-    """Turns :func:`frame_sharpness` into the relative measure ``FrameObservation.sharpness`` wants.
-
-    ``rel = raw / median(raw over the last `window` frames)``: about 1.0 for a
-    normal frame of this camera, well below 0.5 for a motion-blurred one.
-    """
-
-    def __init__(self, window: int = 30):
-        self.window = window
-        self._hist: list[float] = []
-
-    def __call__(self, image: np.ndarray) -> float:
-        raw = frame_sharpness(image)
-        self._hist.append(raw)
-        if len(self._hist) > self.window:
-            self._hist.pop(0)
-        med = float(np.median(self._hist))
-        return 1.0 if med <= 1e-6 else raw / med

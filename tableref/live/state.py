@@ -32,9 +32,6 @@ class SeatCards:
     def cards(self) -> list[PlacedCard]:
         return [c for m in self.melds for c in m] + list(self.loose)
 
-    def meld_labels(self) -> list[list[str]]:
-        return [[c.card for c in m] for m in self.melds]
-
 
 @dataclass
 class TableState:
@@ -78,9 +75,6 @@ class TableState:
     @property
     def n_seats(self) -> int:
         return len(self.seats)
-
-    def card_count(self) -> int:
-        return sum(len(s.cards) for s in self.seats) + len(self.centre)
 
 
 _LABEL_IDS: dict[str, int] = {}

@@ -210,9 +210,6 @@ class TableLayout:
         return bool(np.all(corners[:, 0] > mx) and np.all(corners[:, 0] < W - mx)
                     and np.all(corners[:, 1] > my) and np.all(corners[:, 1] < H - my))
 
-    def capacity(self) -> list[float]:
-        return [sum(t1 - t0 for _, t0, t1 in g.rows) for g in self.seats]
-
 
 class StickyPlacer:
     """Keeps every card where it was laid (real players do not shove cards about).
