@@ -524,7 +524,11 @@ function renderCount(state) {
   if (known && !tiplu.value) tiplu.value = known;
   const cands = table.winner_candidates || [];
   const prev = {};
-  box.querySelectorAll("[data-player]").forEach((n) => {
+  const active = document.activeElement;
+  const seatOf = active && box.contains(active) ? active.closest("article[data-player]") : null;
+  const focused = seatOf && active.classList.length ? { player: seatOf.dataset.player, cls: active.classList[0], value: active.value } : null;
+  // the seats only (a host-entered maal's input names its player too)
+  box.querySelectorAll(":scope > article[data-player]").forEach((n) => {
     const m = $(".host-maal", n);
     prev[n.dataset.player] = { seen: $(".seen", n).checked, winner: $(".winner-pick", n).checked, touched: n.dataset.touched === "yes",
                                maal: m && m.value !== "" ? m.value : undefined };
@@ -553,6 +557,10 @@ function renderCount(state) {
     node.addEventListener("change", () => { node.dataset.touched = "yes"; });
     return node;
   }));
+  if (focused) {   // a refresh while the host types: the same field keeps the cursor
+    const again = box.querySelector(`:scope > article[data-player="${CSS.escape(focused.player)}"] .${focused.cls}`);
+    if (again) { again.focus(); if (focused.cls === "host-maal") again.value = focused.value; }
+  }
   const result = table.result;
   if (result && result.net) {
     $("#count-result").hidden = false;
@@ -571,7 +579,7 @@ function initCount() {
     if (!HOST) return;
     const seen = {};
     let winner = null;
-    document.querySelectorAll("#count-seats [data-player]").forEach((n) => {
+    document.querySelectorAll("#count-seats > article[data-player]").forEach((n) => {
       seen[n.dataset.player] = $(".seen", n).checked;
       if ($(".winner-pick", n).checked) winner = n.dataset.player;
     });
