@@ -1,7 +1,7 @@
 """Automatic wins: Peladilla, Cuatro cuerpos, Color, and their tie-breaks."""
 
 from tableref.referee.cards import parse_cards
-from tableref.referee.desmoche.autowin import autowin, autowins, is_peladilla, resolve, tiebreak_key
+from tableref.referee.desmoche.autowin import autowin, autowins, best_autowin, is_peladilla, resolve, tiebreak_key
 from tableref.referee.desmoche.seats import play_order
 from tableref.referee.desmoche.settings import desmoche_settings
 
@@ -100,3 +100,26 @@ def test_identical_peladilla_ranks_tie_to_nearest():
     b = C("AC 3D 5H 7S 9D JH KS 4C 10D")
     assert tiebreak_key("peladilla", a) == tiebreak_key("peladilla", b)
     assert resolve({"p": ("peladilla", a), "q": ("peladilla", b)}, ["q", "p"]) == "q"
+
+
+# The tie across the Cambio (RULES.md: automatic wins count before or after the Cambio): p1 was dealt a
+# Peladilla headed by the ace and passed the ace to p2, who had passed 2H (breaking its pair of twos).
+CAMBIO_P1_AFTER, CAMBIO_P1_DEALT = C("2H 3C 4D 7H 8S 10D JS QH KD"), C("AS 3C 4D 7H 8S 10D JS QH KD")
+CAMBIO_P2_AFTER, CAMBIO_P2_DEALT = C("AS JH 9C 7D 5H 3S 2D 6C 10S"), C("2H JH 9C 7D 5H 3S 2D 6C 10S")
+
+
+def test_both_sides_of_the_cambio_qualify_the_better_is_judged():
+    assert best_autowin(CAMBIO_P1_AFTER, None, CAMBIO_P1_DEALT) == ("peladilla", CAMBIO_P1_DEALT)
+    assert best_autowin(CAMBIO_P2_AFTER, None, CAMBIO_P2_DEALT) == ("peladilla", CAMBIO_P2_AFTER)
+    # the dealt hand is judged only when it is better: the same cards, or a worse hand, keep the hand after
+    assert best_autowin(CAMBIO_P1_DEALT, None, CAMBIO_P1_AFTER) == ("peladilla", CAMBIO_P1_DEALT)
+    assert best_autowin(CAMBIO_P1_AFTER, None, None) == ("peladilla", CAMBIO_P1_AFTER)
+
+
+def test_cambio_tie_example_and_its_mirror():
+    claims = {"p1": best_autowin(CAMBIO_P1_AFTER, None, CAMBIO_P1_DEALT),
+              "p2": best_autowin(CAMBIO_P2_AFTER, None, CAMBIO_P2_DEALT)}
+    assert resolve(claims, ["p1", "p2"]) == "p1" and resolve(claims, ["p2", "p1"]) == "p1"   # A-K beats A-J
+    mirror = {"p1": best_autowin(CAMBIO_P2_AFTER, None, CAMBIO_P2_DEALT),
+              "p2": best_autowin(CAMBIO_P1_AFTER, None, CAMBIO_P1_DEALT)}
+    assert resolve(mirror, ["p1", "p2"]) == "p2" and resolve(mirror, ["p2", "p1"]) == "p2"

@@ -51,6 +51,33 @@ def test_hand_before_cambio(capsys, tmp_path):
     assert out["autowin"] == "cuatro_cuerpos" and out["before_cambio"] is True
 
 
+CAMBIO_TIE = {"players": [{"name": "p1", "cards": ["2H", "3C", "4D", "7H", "8S", "10D", "JS", "QH", "KD"],
+                           "before_cambio": ["AS", "3C", "4D", "7H", "8S", "10D", "JS", "QH", "KD"]},
+                          {"name": "p2", "cards": ["AS", "JH", "9C", "7D", "5H", "3S", "2D", "6C", "10S"],
+                           "before_cambio": ["2H", "JH", "9C", "7D", "5H", "3S", "2D", "6C", "10S"]}],
+              "dealer": "p2"}
+
+
+@pytest.mark.parametrize("dealer", ["p1", "p2"])
+def test_hand_autowin_tie_across_the_cambio(capsys, tmp_path, dealer):
+    """p1 was dealt a Peladilla headed by the ace (A-K-Q...) and passed the ace; p2 holds A-J-10... after the
+    Cambio. Both hands of p1 qualify: p1 is judged on the better, the dealt one, and wins whoever dealt."""
+    rc, out = run(capsys, tmp_path, "hand", dict(CAMBIO_TIE, dealer=dealer))
+    assert rc == 0 and out["winner"] == "p1" and out["autowin"] == "peladilla"
+    p1, p2 = out["players"]
+    assert p1["before_cambio"] is True and p1["tiebreak"] == [14, 13, 12, 11, 10, 8, 7, 4, 3]
+    assert p2["before_cambio"] is False and p2["tiebreak"] == [14, 11, 10, 9, 7, 6, 5, 3, 2]
+
+
+@pytest.mark.parametrize("dealer", ["p1", "p2"])
+def test_hand_autowin_tie_across_the_cambio_mirrored(capsys, tmp_path, dealer):
+    """The same hands with the seats swapped: the dealt ace-king Peladilla wins from either seat."""
+    one, two = CAMBIO_TIE["players"]
+    mirror = {"players": [dict(two, name="p1"), dict(one, name="p2")], "dealer": dealer}
+    rc, out = run(capsys, tmp_path, "hand", mirror)
+    assert rc == 0 and out["winner"] == "p2" and out["players"][1]["before_cambio"] is True
+
+
 def test_hand_emoji_suits(capsys, tmp_path):
     """Suits typed as phone emoji (A♠️, 10♠️: the symbol and U+FE0F), after the rank or before it."""
     emoji = {"C": "\u2663\ufe0f", "D": "\u2666\ufe0f", "H": "\u2665\ufe0f", "S": "\u2660\ufe0f"}

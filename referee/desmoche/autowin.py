@@ -7,8 +7,9 @@
   (``same_colour``, default) or of one suit (``same_suit``); ``off`` disables it.
 
 Ties between players: two Peladillas compare their cards from the highest down
-(ace high); two Cuatro cuerpos compare the rank of the four (ace high). Anything
-still tied -- including two different kinds of automatic win, or two Colors --
+(ace high); two Cuatro cuerpos compare the rank of the four (ace high). A player
+whose dealt hand and hand after the Cambio both qualify is judged on the better of
+the two (:func:`best_autowin`). Anything still tied -- including two different kinds of automatic win, or two Colors --
 goes to the player nearest the dealer in the direction of play.
 """
 from __future__ import annotations
@@ -94,15 +95,21 @@ def tiebreak_key(kind: str, hand: Sequence[Card]) -> tuple:
 
 
 def best_autowin(hand: Sequence[Card], settings=None, before_cambio: Sequence[Card] | None = None):
-    """(kind, cards it was shown with) for a hand, looking at both sides of the Cambio.
+    """(kind, cards it is judged on) for a hand, looking at both sides of the Cambio.
 
-    The hand after the Cambio is preferred when both qualify; returns (None, hand) if none.
+    ``hand`` is the hand after the Cambio, ``before_cambio`` the dealt one. When both
+    qualify with the same kind, the better of the two for the tie-break is the one
+    judged (a dealt Peladilla headed by the ace beats the king-high Peladilla the
+    Cambio left); equal, or of different kinds, the hand after the Cambio. Returns
+    (None, hand) if neither qualifies.
     """
-    for cards in ([hand] + ([before_cambio] if before_cambio is not None else [])):
-        k = autowin(cards, settings)
-        if k:
-            return k, list(cards)
-    return None, list(hand)
+    kind = autowin(hand, settings)
+    if before_cambio is not None:
+        dealt_kind = autowin(before_cambio, settings)
+        if dealt_kind is not None and (kind is None or (
+                dealt_kind == kind and tiebreak_key(kind, before_cambio) > tiebreak_key(kind, hand))):
+            return dealt_kind, list(before_cambio)
+    return kind, list(hand)
 
 
 def resolve(claims: dict[str, tuple[str, Sequence[Card]]], order: Sequence[str]) -> str | None:

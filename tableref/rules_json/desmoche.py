@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 
 from tableref.referee.cards import parse_cards
-from tableref.referee.desmoche.autowin import autowins, explain, resolve, tiebreak_key
+from tableref.referee.desmoche.autowin import autowins, best_autowin, explain, resolve, tiebreak_key
 from tableref.referee.desmoche.melds import check_duplicates, check_table
 from tableref.referee.desmoche.seats import check_seats, play_order
 from tableref.referee.desmoche.settings import desmoche_settings
@@ -83,17 +83,12 @@ def _nine(value, field):
 
 
 def _one_hand(cards, before, settings) -> dict:
-    found = autowins(cards, settings)
-    kind = found[0] if found else None
-    shown = cards
-    if kind is None and before is not None:
-        found = autowins(before, settings)
-        kind = found[0] if found else None
-        shown = before if kind else cards
+    kind, shown = best_autowin(cards, settings, before)
+    found = autowins(shown, settings)
     return {
         "autowin": kind,
         "autowins": found,
-        "before_cambio": kind is not None and shown is before,
+        "before_cambio": kind is not None and before is not None and shown == before and shown != cards,
         "reason": explain(kind, shown, settings),
         "tiebreak": list(tiebreak_key(kind, shown)) if kind else [],
         "cards": [str(c) for c in cards],
