@@ -7,19 +7,28 @@ renders is a failure, not a warning).
 """
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import pytest
 
 #: console errors that say nothing about the page's own code: a request cut short as the test
 #: ends or navigates away (the live picture and the event stream are endless responses)
 NOT_THE_PAGE = ("net::ERR_ABORTED", "net::ERR_CONNECTION_REFUSED", "net::ERR_EMPTY_RESPONSE")
+#: answers the page asks for and handles itself when they are refusals (a 400 for bad input, a 503
+#: still picture before the first frame): Chromium logs each as "Failed to load resource"
+HANDLED = ("/api/", "/snapshot.jpg", "/video.mjpg", "/evidence/")
 
 
 def _watch(page, errors: list[str]) -> None:
     page.on("pageerror", lambda exc: errors.append(f"{page.url}: uncaught {exc}"))
 
     def console(msg) -> None:
-        if msg.type == "error" and not any(s in msg.text for s in NOT_THE_PAGE):
-            errors.append(f"{page.url}: console error: {msg.text}")
+        if msg.type != "error" or any(s in msg.text for s in NOT_THE_PAGE):
+            return
+        source = urlsplit((msg.location or {}).get("url") or "").path
+        if msg.text.startswith("Failed to load resource: the server responded") and source.startswith(HANDLED):
+            return
+        errors.append(f"{page.url}: console error: {msg.text} ({source})")
 
     page.on("console", console)
 
