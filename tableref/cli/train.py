@@ -23,7 +23,7 @@ DEFAULT_BUILD = ROOT / "datasets" / "build"
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("dataset", help="build the synthetic training data",
-                              description="Build the synthetic training data (see docs/training.md).")
+                              description="Build the synthetic training data (the recipes: models/MODEL_CARD.md).")
     sub = p.add_subparsers(dest="dataset_command", metavar="ACTION")
     b = sub.add_parser("build", help="render card scenes into a YOLO dataset and a classifier crop set",
                        description="Render card scenes into a YOLO dataset and a classifier crop set.")
@@ -76,6 +76,11 @@ def register(subparsers) -> None:
                                      "e.g. the full classifier teaching a --slim one")
     c.add_argument("--distill", type=float, default=0.8,
                    help="weight of the teacher's readings in the loss, 0..1 (default 0.8; the labels get the rest)")
+    c.add_argument("--camera-effects", type=float, default=0.0, metavar="SHARE",
+                   help="give this share of the crops (0..1) a real camera's effects: defocus, motion blur, glare, "
+                        "dim and warm light, a coarser sensor, noise, JPEG (default 0); a --teacher reads them sharp")
+    c.add_argument("--no-export", action="store_true",
+                   help="keep the checkpoints under runs/NAME only; do not write models/ at the end")
     c.set_defaults(func=_train_classifier)
     e = tsub.add_parser("export", help="re-export ONNX from a saved checkpoint")
     e.add_argument("model", choices=["detector", "classifier"], help="which model to export")
@@ -144,7 +149,7 @@ def _train_classifier(a) -> int:
         return train_classifier(a.data, epochs=a.epochs, batch=a.batch, lr=a.lr, resume=a.resume, name=a.name,
                                 threads=a.threads, init=a.init, head=a.head,
                                 widths=a.widths or (SLIM_WIDTHS if a.slim else None), teacher=a.teacher,
-                                distill=a.distill)
+                                distill=a.distill, camera=a.camera_effects, export=not a.no_export)
     return _run_training(a, train)
 
 
