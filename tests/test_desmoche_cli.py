@@ -185,6 +185,38 @@ def test_settle_bad_input(capsys, tmp_path, change, field):
     assert rc == 2 and out["field"] == field
 
 
+def test_settle_refuses_an_automatic_win_the_dealt_cards_do_not_show(capsys, tmp_path):
+    """Three aces dealt: no Peladilla, and no single Cambio card could make one."""
+    req = {"players": [{"name": "p1", "dealt": ["AS", "AH", "AC", "7H", "8S", "10D", "JS", "QH", "KD"]}, "p2"],
+           "winner": "p1", "autowin": "peladilla"}
+    rc, out = run(capsys, tmp_path, "settle", req)
+    assert rc == 2 and out["field"] == "autowin" and "players[0].dealt" in out["error"]
+    assert set(out) == {"error", "field"} and "\n" not in out["error"]
+
+
+def test_settle_checks_an_automatic_win_on_both_sides_of_the_cambio(capsys, tmp_path):
+    dealt = ["AS", "AC", "4D", "7H", "8S", "10D", "JS", "QH", "KD"]       # a pair of aces: no Peladilla dealt
+    req = {"players": [{"name": "p1", "dealt": dealt}, "p2"], "winner": "p1", "autowin": "peladilla"}
+    rc, out = run(capsys, tmp_path, "settle", req)                          # passing an ace could make one
+    assert rc == 0 and any("not checked" in n and "Cambio" in n for n in out["notes"])
+    after = ["3C"] + dealt[1:]                                              # passed AS, received 3C: a Peladilla
+    req["players"][0]["cards"] = after
+    rc, out = run(capsys, tmp_path, "settle", req)
+    assert rc == 0 and out["notes"] == [] and out["net"] == {"p1": 2, "p2": -2}
+    req["players"][0]["cards"] = ["3S"] + dealt[1:]                         # no four of a kind on either side
+    req["autowin"] = "cuatro_cuerpos"
+    rc, out = run(capsys, tmp_path, "settle", req)
+    assert rc == 2 and out["field"] == "autowin" and "players[0].cards" in out["error"]
+
+
+def test_settle_automatic_win_unchecked_without_cards_and_refused_with_cards_on_the_table(capsys, tmp_path):
+    rc, out = run(capsys, tmp_path, "settle", {"players": ["p1", "p2"], "winner": "p1", "autowin": "color"})
+    assert rc == 0 and len(out["notes"]) == 1 and "not checked" in out["notes"][0]
+    req = {"players": ["p1", {"name": "p2", "melds": [["2C", "3C", "4C"]]}], "winner": "p1", "autowin": "color"}
+    rc, out = run(capsys, tmp_path, "settle", req)
+    assert rc == 2 and out["field"] == "players[1].melds" and "before the first draw" in out["error"]
+
+
 def test_settle_duplicate_card(capsys, tmp_path):
     req = json.loads(json.dumps(SETTLE))
     req["players"][1]["melds"] = [["AS", "AH", "AC"]]

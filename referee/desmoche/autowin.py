@@ -112,6 +112,24 @@ def best_autowin(hand: Sequence[Card], settings=None, before_cambio: Sequence[Ca
     return kind, list(hand)
 
 
+def shows(kind: str, hand: Sequence[Card], settings: DesmocheSettings | None = None) -> bool:
+    """Whether the hand shows the automatic win ``kind`` (a hand may show several)."""
+    return kind in autowins(hand, settings)
+
+
+def cambio_could_show(kind: str, dealt: Sequence[Card], incoming: Sequence[Card],
+                      settings: DesmocheSettings | None = None) -> bool:
+    """Whether the hand after the Cambio could show ``kind``: one dealt card passed on and one
+    of ``incoming`` (the cards the previous player could have passed) received."""
+    held = set(dealt)
+    received = [c for c in dict.fromkeys(incoming) if c not in held]
+    for passed in dealt:
+        rest = [c for c in dealt if c != passed]
+        if any(shows(kind, rest + [c], settings) for c in received):
+            return True
+    return False
+
+
 def resolve(claims: dict[str, tuple[str, Sequence[Card]]], order: Sequence[str]) -> str | None:
     """Pick the winner among several automatic wins.
 

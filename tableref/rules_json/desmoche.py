@@ -20,7 +20,8 @@ response ``{"valid": bool, "cards": int, "complete": bool, "problems": [str],
 
 ``settle`` -- request::
 
-    {"players": [{"name": "p1", "melds": [[...], ...], "dealt": [9 cards]}, ...],
+    {"players": [{"name": "p1", "melds": [[...], ...], "dealt": [9 cards],
+                  "cards": [9 cards]}, ...],   # cards: held after the Cambio (optional)
      "dealer": "p3",            # optional: ties in side games / automatic wins
      "winner": "p1",            # or null when the stock ran out
      "autowin": null,           # or "peladilla" | "cuatro_cuerpos" | "color"
@@ -32,7 +33,10 @@ response ``{"valid": bool, "cards": int, "complete": bool, "problems": [str],
      "rules": {...}}
 
 ``players`` lists the seats clockwise around the table (a plain name string is
-fine for a player with nothing on the table). Response: ``{"winner", "autowin",
+fine for a player with nothing on the table). An ``autowin`` is refused when
+anyone has cards on the table, or when the winner's ``dealt`` cards (and
+``cards`` after the Cambio) cannot show it; a note says so when it could not be
+checked (no cards given, or only dealt cards that a Cambio card could change). Response: ``{"winner", "autowin",
 "stake", "pot": {"carried_in", "antes", "to_winner", "carried_out"},
 "bonuses": [{"bonus", "payer", "amount", "cards", "reason"}], "side_games":
 [{"game", "players", "stake", "pot", "winner", "cards", "note"}], "net": {name:
@@ -44,10 +48,19 @@ from __future__ import annotations
 
 import math
 
-from tableref.referee.cards import parse_cards
-from tableref.referee.desmoche.autowin import autowins, best_autowin, explain, resolve, tiebreak_key
+from tableref.referee.cards import full_pack, parse_cards
+from tableref.referee.desmoche.autowin import (
+    KINDS,
+    autowins,
+    best_autowin,
+    cambio_could_show,
+    explain,
+    resolve,
+    shows,
+    tiebreak_key,
+)
 from tableref.referee.desmoche.melds import check_duplicates, check_table
-from tableref.referee.desmoche.seats import check_seats, play_order
+from tableref.referee.desmoche.seats import check_seats, next_player, play_order
 from tableref.referee.desmoche.settings import desmoche_settings
 from tableref.referee.desmoche.settle import SideGame, settle_hand
 from tableref.referee.desmoche.side_games import side_games_of
@@ -183,7 +196,7 @@ def handle_settle(request: dict) -> dict:
     entries = request.get("players")
     if not isinstance(entries, list):
         raise RefereeError("players must be a list of the players, clockwise around the table", "players")
-    names, melds, dealt = [], {}, {}
+    names, melds, dealt, held = [], {}, {}, {}
     for i, e in enumerate(entries):
         if isinstance(e, str):
             e = {"name": e}
@@ -194,6 +207,10 @@ def handle_settle(request: dict) -> dict:
         melds[name] = _melds(e.get("melds", []), f"players[{i}].melds")
         if e.get("dealt") is not None:
             dealt[name] = _nine(e["dealt"], f"players[{i}].dealt")
+        if e.get("cards") is not None:
+            held[name] = _nine(e["cards"], f"players[{i}].cards")
+            if name in dealt:
+                _one_swap(held[name], dealt[name], f"players[{i}].cards")
     check_seats(names)
     check_duplicates([c for ms in melds.values() for m in ms for c in m], "players")
     check_duplicates([c for cs in dealt.values() for c in cs], "players")
@@ -226,10 +243,45 @@ def handle_settle(request: dict) -> dict:
         sg_stake = _points(sg, "stake", stake, f"side_games[{i}].stake")
         side.append(SideGame(sg["game"], players, sg_stake, sg.get("winner")))
     winner = request.get("winner")
+    claim = request.get("autowin")
+    note = _check_autowin(claim, winner, names, melds, dealt, held, settings)
     s = settle_hand(names, winner=winner, stake=stake, pot_carried=pot, melds=melds,
-                    autowin=request.get("autowin"), side_games=side, dealt=dealt, dealer=dealer,
+                    autowin=claim, side_games=side, dealt=dealt, dealer=dealer,
                     disqualified=disq, settings=settings)
+    if note:
+        s.notes.append(note)
     return _with_warnings("settle", request, s.to_json())
+
+
+def _check_autowin(kind, winner, names, melds, dealt, held, settings) -> str | None:
+    """Refuse an automatic win the cards given do not show, or one claimed with cards on the table
+    (automatic wins are declared before the first draw). Returns a note for the answer when the
+    claim could not be checked, None when the cards show it."""
+    if kind not in KINDS or winner not in names:
+        return None                 # no claim, or one settle_hand refuses with its own message
+    for i, name in enumerate(names):
+        n = sum(len(m) for m in melds[name])
+        if n:
+            raise RefereeError(f"an automatic win ends the hand before the first draw, when nobody has cards on "
+                               f"the table, but {name} has {n}", f"players[{i}].melds")
+    hands = {"dealt": dealt.get(winner), "cards": held.get(winner)}
+    given = {key: cards for key, cards in hands.items() if cards is not None}
+    if not given:
+        return (f"the automatic win ({kind}) was not checked: no cards of {winner} were given "
+                f"(give 'dealt', and 'cards' after the Cambio, to check it)")
+    if any(shows(kind, cards, settings) for cards in given.values()):
+        return None
+    what = " nor ".join(f"players[{names.index(winner)}].{key}" for key in given)
+    if "cards" in given:
+        raise RefereeError(f"{winner} claims {kind} but the cards given ({what}) do not show it", "autowin")
+    giver = next(p for p in names if next_player(names, p, settings) == winner)
+    others = {c for p, cs in dealt.items() if p != giver for c in cs}
+    incoming = dealt[giver] if giver in dealt else [c for c in full_pack() if c not in others]
+    if not cambio_could_show(kind, dealt[winner], incoming, settings):
+        raise RefereeError(f"{winner} claims {kind} but the dealt cards ({what}) do not show it, and no card "
+                           f"received in the Cambio could make it", "autowin")
+    return (f"the automatic win ({kind}) was not checked: {winner}'s dealt cards do not show it, but the card "
+            f"received in the Cambio could make it (give {winner}'s 'cards' after the Cambio to check it)")
 
 
 COMMANDS = {
