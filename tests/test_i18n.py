@@ -80,7 +80,7 @@ def test_every_referee_reason_has_a_string():
 #: where the errors come from that the JSON API answers to the page: the web views, the setup check,
 #: the table service and live session, the ledger, and the referee's card and house-rule checks and
 #: the Marriage count and settlement (a host's entries for a hand the camera cannot count)
-ERROR_SOURCES = ["web/*.py", "tableref/table/*.py", "tableref/live/session.py", "tableref/live/desmoche.py",
+ERROR_SOURCES = ["web/*.py", "tableref/table/*.py", "tableref/live/session.py", "tableref/live/setup.py", "tableref/live/desmoche.py",
                  "tableref/live/marriage.py", "tableref/ledger/store.py", "tableref/ledger/money.py",
                  "tableref/games.py", "referee/cards.py", "referee/settings.py", "referee/marriage/settings.py",
                  "referee/marriage/analysis.py", "referee/marriage/settle.py"]

@@ -141,7 +141,7 @@ def test_host_correction_rejudges():
 def test_bad_setup_is_a_clear_error():
     with pytest.raises(SessionError, match="2 to 4"):
         TableSession(source="x", game="desmoche", seats=6)
-    with pytest.raises(SessionError, match="unknown game"):
+    with pytest.raises(SessionError, match="'game' must be"):
         TableSession(source="x", game="poker")
     with pytest.raises(SessionError, match="strict"):
         TableSession(source="x", game="desmoche", rules={"strict_order": "sometimes"})

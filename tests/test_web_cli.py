@@ -16,6 +16,7 @@ import pytest
 
 from tableref.cli import build_parser
 from tableref.cli.web import build_setup
+from tableref.live.setup import SetupError
 
 ROOT = Path(__file__).resolve().parents[1]
 PIN = "975310"
@@ -60,18 +61,23 @@ def request(port, method, path, body=None, headers=None):
 def test_build_setup_resumes_and_overrides():
     args = build_parser().parse_args(["serve"])
     setup, changed = build_setup(args, None)
-    assert setup["game"] == "desmoche" and setup["source"] == "demo" and len(setup["players"]) == setup["seats"]
-    resumed = {"game": "marriage", "players": ["A", "B", "C"], "seats": 3, "stake": 2, "point_value": 0.5,
-               "rules": {"tiplu_double": 8}, "source": "0"}
+    assert setup.game == "desmoche" and setup.source == "demo" and len(setup.players) == setup.seats
+    resumed = build_setup(build_parser().parse_args(
+        ["serve", "--game", "marriage", "--players", "A,B,C", "--stake", "2", "--point-value", "0.5",
+         "--source", "0"]), None)[0].as_dict()
+    resumed["rules"]["tiplu_double"] = 8
     setup, changed = build_setup(args, resumed)
-    assert setup == resumed and not changed
+    assert setup.as_dict() == resumed and not changed
     args = build_parser().parse_args(["serve", "--players", "A,B,C,D", "--point-value", "1"])
     setup, changed = build_setup(args, resumed)
-    assert changed and setup["players"] == ["A", "B", "C", "D"] and setup["seats"] == 4
-    assert setup["rules"] == {"tiplu_double": 8} and setup["game"] == "marriage"
+    assert changed and setup.players == ("A", "B", "C", "D") and setup.seats == 4
+    assert setup.rules["tiplu_double"] == 8 and setup.game == "marriage"
     args = build_parser().parse_args(["serve", "--game", "desmoche"])
     setup, changed = build_setup(args, resumed)
-    assert changed and setup["game"] == "desmoche" and setup["rules"] == {}
+    assert changed and setup.game == "desmoche" and "tiplu_double" not in setup.rules
+    # seats and players said together must agree, as in tableref watch
+    with pytest.raises(SetupError, match="must name 3 players"):
+        build_setup(build_parser().parse_args(["serve", "--seats", "3", "--players", "A,B"]), None)
 
 
 def test_startup_errors_are_clear(tmp_path):

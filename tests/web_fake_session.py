@@ -78,6 +78,8 @@ class FakeSession:
                 "events": list(self.events[-20:])}
 
     def reconfigure(self, **setup):
+        if "table_setup" in setup:          # a checked setup, as the table service gives it
+            setup = {**setup.pop("table_setup").as_dict(), **setup}
         if setup.get("source") == "bad://camera":
             raise ValueError("cannot open camera source 'bad://camera'")
         if "players" in setup:

@@ -12,6 +12,7 @@ from tableref.ledger.money import point_value_cents
 from tableref.referee.cards import parse_card
 from tableref.referee.errors import RefereeError
 from tableref.referee.reasons import Reason
+from tableref.table.setup import check_setup
 
 from tableref.web.auth import (
     check_pin,
@@ -25,7 +26,7 @@ from tableref.web.auth import (
 )
 from tableref.web.evidence import decisive, event_links, hand_links
 from tableref.web.i18n import localize_table, pick_language, say_event, translator
-from tableref.web.setup_form import SetupError, all_switches, validate_setup, validate_zones
+from tableref.web.setup_form import SetupError, all_switches, validate_zones
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
@@ -209,9 +210,10 @@ def setup():
     data = body()
     with c.lock:
         why = why_of(data) or "setup"
-        clean = validate_setup({k: v for k, v in data.items() if k != "why"}, c.setup())
+        checked = check_setup({k: v for k, v in data.items() if k != "why"}, c.setup())
+        clean = checked.as_dict()
         point_value_cents(clean.get("point_value", 0))  # whole cents, checked before the table changes
-        session_call(setup_failed, c.service.apply_setup, clean, why=why, **_who())
+        session_call(setup_failed, c.service.apply_setup, checked, why=why, **_who())
     _changed("setup", setup=clean)
     return jsonify({"ok": True, "setup": clean})
 

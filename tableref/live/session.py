@@ -44,16 +44,22 @@ import cv2
 import numpy as np
 
 from tableref import demo
-from tableref.games import UnknownGame, game as game_spec
+from tableref.games import game as game_spec
 from tableref.referee.errors import RefereeError
 from tableref.referee.reasons import Reason
 
 from tableref.live.events import make_event
 from tableref.live.hand import LiveHand, new_hand
+from tableref.live.setup import SetupError, TableSetup, check_setup
 from tableref.live.state import PlacedCard, SeatCards, TableState
 
-DEFAULT_NAMES = ["Ana", "Beto", "Cris", "Dani", "Eva"]
 MAX_EVENTS = 300
+#: the hand boundary: once a hand is decided, the next begins when the camera has seen no face-up
+#: card for this long (seconds of frame time) -- the table was cleared (docs/live.md, "Hands")
+CLEAR_TABLE_SECONDS = 1.5
+#: a picture this flat (a covered lens, a black frame; sharpness 0..1) shows nothing: it neither
+#: counts as a cleared table nor lets one be cleared
+BLANK_SHARPNESS = 0.02
 
 
 class SessionError(ValueError):
@@ -109,11 +115,13 @@ def state_from_stable(table, n_seats: int, corrections: dict[int, str | None] | 
 class TableSession:
     """One table under one camera; see the module docstring and docs/live.md."""
 
-    def __init__(self, source: str = "demo", game: str = "desmoche", seats: int = 4,
+    def __init__(self, source: str = "demo", game: str = "desmoche", seats: int | None = None,
                  players: list[str] | None = None, rules: dict | None = None,
                  stake: int = 1, zones=None, realtime: bool = True, *,
                  loop: bool | None = None, recognizer=None, tracker_options: dict | None = None,
-                 auto_finish: bool = True, analyse_every: int = 1):
+                 auto_finish: bool = True, analyse_every: int = 1, setup: TableSetup | None = None):
+        """The table is ``setup`` (a checked :class:`TableSetup`, taken as given) or, without it, the
+        source, game, seats, players, rules and stake given, checked here by the same check."""
         self.on_hand_end: Callable[[dict], None] | None = None
         self._lock = threading.RLock()
         self._subs: list[queue.Queue] = []
@@ -142,51 +150,41 @@ class TableSession:
         self.hand_no = 0
         self.pot = 0
         self._waiting_clear = False
+        self._clear_since: float | None = None   # frame time since which no face-up card was seen
+        self._stale: set[int] = set()            # cards of the previous hand still on the table (track ids)
+        self._scan_stale = False                 # the count scan still shows the previous hand
         self._restart_source = False
         self._thread_done = False
-        if demo.is_demo(source) and not players:
-            # the built-in clip was filmed with these players; use their names when the seats agree
-            demo_players = demo.setup(game).get("players") or []
-            if len(demo_players) == int(seats):
-                players = list(demo_players)
-        self._configure(source=source, game=game, seats=seats, players=players, rules=rules, stake=stake)
+        if setup is None:
+            if demo.is_demo(source) and not players:
+                # the built-in clip was filmed with these players; use their names when the seats agree
+                demo_players = demo.setup(game).get("players") or []
+                if seats is None or seats == len(demo_players):
+                    players = list(demo_players) or None
+            setup = self._check(source=source, game=game, seats=seats, players=players, rules=rules, stake=stake)
+        self._configure(setup)
+        self._camera["source"] = self.source
         self._new_hand()
 
     # ------------------------------------------------------------------ setup
-    def _configure(self, *, source, game, seats, players, rules, stake) -> None:
+    @staticmethod
+    def _check(**given) -> TableSetup:
+        """What was given (None: not said), checked by the one setup check; its refusal a SessionError."""
         try:
-            spec = game_spec(game)
-        except UnknownGame as exc:
-            raise SessionError(exc.args[0]) from None
-        if players:
-            players = [str(p).strip() for p in players]
-            if any(not p for p in players):
-                raise SessionError(Reason("every_player_named", "every player needs a name"))
-            if len(set(players)) != len(players):
-                raise SessionError(Reason("players_same_name", "two players have the same name"))
-            seats = len(players)
-        try:
-            seats = int(seats)
-        except (TypeError, ValueError):
-            pass
-        problem = spec.seat_error(seats)
-        if problem:
-            raise SessionError(problem)
-        if isinstance(stake, bool) or not isinstance(stake, (int, float)) or stake < 0:
-            raise SessionError(Reason("bad_stake", f"stake must be a number of points, got {stake!r}",
-                                      value=repr(stake)))
-        # validate the house rules now (a clear error, not a crash later)
-        try:
-            spec.rules(rules)
-        except RefereeError as exc:
+            return check_setup({k: v for k, v in given.items() if v is not None})
+        except SetupError as exc:
             raise SessionError(exc.message) from None
-        self.source = str(source)
-        self.spec = spec
-        self.game = spec.name
-        self.n_seats = seats
-        self.players = list(players) if players else DEFAULT_NAMES[:seats]
-        self.rules = dict(rules or {})
-        self.stake = stake
+
+    def _configure(self, setup: TableSetup) -> None:
+        """Take a checked setup as given."""
+        self.setup = setup
+        self.source = setup.source
+        self.spec = game_spec(setup.game)
+        self.game = setup.game
+        self.n_seats = setup.seats
+        self.players = list(setup.players)
+        self.rules = dict(setup.rules)
+        self.stake = setup.stake
         self.loop = self._loop_opt if self._loop_opt is not None else demo.is_demo(self.source)
 
     def _new_hand(self) -> None:
@@ -205,23 +203,19 @@ class TableSession:
                 self.hand.hand_no = int(first)
 
     def reconfigure(self, **setup) -> None:
-        """Change game, seats, players, rules, stake, source or zones. Starts a new hand."""
-        allowed = {"game", "seats", "players", "rules", "stake", "source", "zones", "realtime"}
+        """Change game, seats, players, rules, stake, source or zones (or take ``table_setup``, a checked
+        :class:`TableSetup`, as given). A new game, new players, rules or stake start a new hand."""
+        allowed = {"game", "seats", "players", "rules", "stake", "source", "zones", "realtime", "table_setup"}
         unknown = set(setup) - allowed
         if unknown:
             raise SessionError(Reason("unknown_setup_fields", f"unknown setup field(s): {', '.join(sorted(unknown))}",
                                       names=", ".join(sorted(unknown))))
         with self._lock:
-            cur = {"source": self.source, "game": self.game, "seats": self.n_seats, "players": None,
-                   "rules": self.rules, "stake": self.stake}
-            if "players" not in setup and "seats" not in setup:
-                cur["players"] = self.players
-            new = {**cur, **{k: v for k, v in setup.items() if k in cur}}
-            restart_source = new["source"] != self.source or "zones" in setup
-            game_changed = (new["game"] != self.game or new["rules"] != self.rules or new["stake"] != self.stake
-                            or int(new["seats"] if not new["players"] else len(new["players"])) != self.n_seats
-                            or (new["players"] is not None and list(new["players"]) != self.players))
-            self._configure(**new)
+            checked = setup.get("table_setup") or self._check(**self._merged(setup))
+            restart_source = checked.source != self.source or "zones" in setup
+            game_changed = (checked.game != self.game or checked.rules != self.rules or checked.stake != self.stake
+                            or list(checked.players) != self.players)
+            self._configure(checked)
             if "realtime" in setup:
                 self.realtime = bool(setup["realtime"])
             if "zones" in setup or game_changed:
@@ -240,6 +234,19 @@ class TableSession:
                 self._emit(make_event("setup", 0.0, "new table zones", what="zones"))
             if restart_source:
                 self._replace_source()
+
+    def _merged(self, given: dict) -> dict:
+        """The setup in force with ``given`` laid over it (not yet checked)."""
+        cur = {"source": self.source, "game": self.game, "seats": self.n_seats, "players": None,
+               "rules": self.rules, "stake": self.stake}
+        if "players" not in given and "seats" not in given:
+            cur["players"] = self.players
+        new = {**cur, **{k: v for k, v in given.items() if k in cur}}
+        if "players" in given and "seats" not in given:
+            new["seats"] = None             # as many seats as players named
+        if "game" in given and "rules" not in given and new["game"] != self.game:
+            new["rules"] = None             # another game: its own house rules
+        return new
 
     def _replace_source(self) -> None:
         """A new source (or zones): the camera status names it at once; the camera thread, if it
@@ -318,7 +325,7 @@ class TableSession:
         """Judge a :class:`vision.table_state.StableTable` (host corrections applied)."""
         with self._lock:
             self._last_table = table
-            state = state_from_stable(table, self.n_seats, self._corrections)
+            state = state_from_stable(table, self.n_seats, self._read_as())
             if self.spec.one_pack and self._tracker is not None:
                 # one pack: a card read twice is a misreading; try the cards' second readings
                 from tableref.live.repair import repair_duplicates
@@ -332,9 +339,9 @@ class TableSession:
     def feed_observation(self, obs) -> list[dict]:
         """Feed one frame's :class:`vision.types.FrameObservation` through the tracker (and,
         for a Marriage count, the per-seat scan)."""
+        evs = self._watch_clear(obs)
         tracker = self._ensure_tracker((obs.width, obs.height))
         table = tracker.update(obs)
-        evs = []
         if table is not None and table.changed:
             evs += self.feed_table(table)
         evs += self._feed_scan(obs)
@@ -351,13 +358,79 @@ class TableSession:
         if scan is None:
             return []
         with self._lock:
+            empty = sum(len(s.cards) for s in scan.seats) == 0
             if self._waiting_clear:
-                if sum(len(s.cards) for s in scan.seats) == 0:
+                if empty:
                     return self.feed_state(scan)      # the table is cleared: next hand
+                return []
+            if self._scan_stale:                      # the host started this hand over the last one's cards
+                self._scan_stale = not empty
                 return []
             evs = self.hand.observe_scan(scan)
             self._emit_all(evs)
             return evs
+
+    # ------------------------------------------------------------------ the hand boundary
+    def _read_as(self) -> dict[int, str | None]:
+        """Track id -> label for the tracker's cards: the host's corrections, and None (not judged)
+        for cards of the previous hand still on the table."""
+        return {**self._corrections, **dict.fromkeys(self._stale)}
+
+    def _watch_clear(self, obs) -> list[dict]:
+        """The hand boundary, one analysed frame at a time: when no face-up card has been seen for
+        :data:`CLEAR_TABLE_SECONDS`, the table was cleared; a decided hand's next hand begins, with
+        the table forgotten (the new hand's cards are new cards wherever they are laid)."""
+        min_conf = float(self._tracker_options.get("min_confidence", 0.25))
+        seen = any(d.confidence >= min_conf for d in obs.cards)
+        t = float(obs.t)
+        if seen or float(obs.sharpness) < BLANK_SHARPNESS or (self._clear_since is not None and t < self._clear_since):
+            self._clear_since = None
+            return []
+        if self._clear_since is None:
+            self._clear_since = t
+        if t - self._clear_since < CLEAR_TABLE_SECONDS - 1e-9:
+            return []
+        with self._lock:
+            self._stale.clear()                       # whatever lay there is gone
+            self._scan_stale = False
+            if not self._waiting_clear:
+                return []
+            return self._start_next_hand(t, f"hand {self.hand_no + 1} starts (the table was cleared)",
+                                         forget_table=True)
+
+    def _start_next_hand(self, t: float, text: str, *, forget_table: bool, **fields) -> list[dict]:
+        """Start the next hand (under the lock); ``forget_table``: the table is empty, start the tracker afresh."""
+        if forget_table:
+            if self._tracker is not None:
+                self._tracker.reset()
+            self._scanner = None
+            self._last_table = None
+            self._corrections.clear()                 # track ids start again
+        self._new_hand()
+        evs = [make_event("hand_start", t, text, hand_no=self.hand_no, **fields)]
+        self._emit_all(evs)
+        return evs
+
+    def next_hand(self) -> dict:
+        """The host starts the next hand now (the table need not be cleared). The cards on the table
+        stay the last hand's: they are not judged in the new one. A hand not yet decided is set aside,
+        nothing recorded, and played again under its number. Returns what happened."""
+        with self._lock:
+            decided = self._waiting_clear
+            previous = self.hand_no
+            if not decided:
+                self.hand_no -= 1                     # the same hand again: its number is still free
+            on_table = {c.track_id for c in self._last_table.cards} if self._last_table is not None else set()
+            if self._tracker is not None:
+                on_table |= {tr.id for tr in self._tracker.confirmed_tracks()}
+            self._stale = on_table
+            self._scan_stale = bool(self.spec.count_scan)
+            t = self._last_table.t if self._last_table is not None else 0.0
+            text = (f"host: hand {self.hand_no + 1} starts" if decided else
+                    f"host: hand {previous} starts again (not recorded)")
+            self._start_next_hand(t, text, forget_table=False, by="host", previous=previous,
+                                  previous_decided=decided)
+            return {"hand_no": self.hand_no, "previous": previous, "previous_decided": decided}
 
     def end_of_stream(self) -> dict | None:
         """The source has ended: settle the hand in progress as it stands (if it can be)."""
@@ -409,7 +482,7 @@ class TableSession:
                 cards=[label] if label else [], track_id=track_id, old=old, card=label, by="host"))
             if self._last_table is not None and not self._waiting_clear:
                 # judged again as if read right from the start: a correction is not a player's move
-                state = state_from_stable(self._last_table, self.n_seats, self._corrections)
+                state = state_from_stable(self._last_table, self.n_seats, self._read_as())
                 self._emit_all(self.hand.rejudge(state, dict(self._corrections)))
         return {"ok": True, "track_id": track_id, "card": label, "old": old}
 
@@ -604,6 +677,7 @@ class TableSession:
                 except Exception as exc:  # noqa: BLE001 - one bad frame must not stop the table
                     self._set_camera("error", f"could not analyse a frame: {exc}", frame.t)
                     continue
+                self._watch_clear(obs)
                 tracker = self._ensure_tracker((image.shape[1], image.shape[0]))
                 table = tracker.update(obs)
                 if table is not None and table.changed:
@@ -676,6 +750,7 @@ class TableSession:
                 "winner": self.hand.winner,
                 "result": dict(result) if result else None,
                 "waiting_for_clear_table": self._waiting_clear,
+                "clear_table_seconds": CLEAR_TABLE_SECONDS,
                 "events": list(self._events)[-50:],
                 "hands_decided": len(self._results),
                 "frames_analysed": self.frames_analysed,

@@ -15,14 +15,13 @@ import itertools
 import random
 from dataclasses import dataclass, field
 
+from tableref.live.setup import DEFAULT_NAMES
 from tableref.referee.cards import Card, format_cards, full_pack
 dm_autowin = importlib.import_module("tableref.referee.desmoche.autowin")  # (the package re-exports a function of that name)
 from tableref.referee.desmoche.melds import check_table, laid_order, meld_kind
 from tableref.referee.desmoche.seats import claim_order, next_player, play_order
 from tableref.referee.desmoche.settings import DesmocheSettings
 from tableref.referee.desmoche.settle import settle_hand
-
-NAMES = ["Ana", "Beto", "Cris", "Dani", "Eva"]
 
 
 @dataclass
@@ -199,7 +198,7 @@ def play_desmoche(seed: int, n_players: int | None = None, rules: dict | None = 
     settings = desmoche_settings(rules)
     rng = random.Random(seed)
     n = n_players or rng.choice([2, 3, 3, 4, 4])
-    names = NAMES[:n]
+    names = list(DEFAULT_NAMES[:n])
     sloppy = 0.15
     bots = [DesmocheBot(nm, i, random.Random(rng.random()), settings, sloppy) for i, nm in enumerate(names)]
     by_name = {b.name: b for b in bots}
@@ -344,7 +343,7 @@ def play_marriage(seed: int, n_players: int | None = None, rules: dict | None = 
     mrules = build_rules(rules)
     rng = random.Random(f"marriage-{seed}")
     n = n_players or rng.choice([2, 3, 3, 4, 4])
-    names = NAMES[:n]
+    names = list(DEFAULT_NAMES[:n])
     for attempt in range(redeal_limit):
         deck = full_pack() * 3
         rng.shuffle(deck)

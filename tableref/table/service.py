@@ -29,7 +29,7 @@ from typing import Callable
 from tableref import demo
 from tableref.ledger.store import Ledger, default_path
 from tableref.table.lock import LedgerLock
-from tableref.table.setup import merge_setup, validate_setup
+from tableref.table.setup import TableSetup, merge_setup
 
 log = logging.getLogger("tableref.table")
 
@@ -102,7 +102,7 @@ class TableService:
                 sid = None if new_session else ledger.current_session()
                 resumed = ledger.setup(sid) if sid is not None else None
                 setup, changed = merge_setup(resumed, given)
-                if db is None and demo.is_demo(setup["source"]):
+                if db is None and demo.is_demo(setup.source):
                     ledger.close()
                     lock.release()       # a demo table: leave the user's ledger alone
                     lock = ledger = None
@@ -110,14 +110,11 @@ class TableService:
                 ledger = Ledger(":memory:")
                 sid, resumed = None, None
                 setup, changed = merge_setup(None, given)
-            setup = validate_setup(setup)
-            session = TableSession(source=setup["source"], game=setup["game"], seats=setup["seats"],
-                                   players=setup["players"], rules=setup["rules"], stake=setup["stake"],
-                                   zones=zones, **(session_options or {}))
+            session = TableSession(setup=setup, zones=zones, **(session_options or {}))
             if sid is None:
-                sid = ledger.open_session(setup, who=who, why="started")
+                sid = ledger.open_session(setup.as_dict(), who=who, why="started")
             elif changed:
-                ledger.record_setup(sid, setup, who=who, why="changed on the command line")
+                ledger.record_setup(sid, setup.as_dict(), who=who, why="changed on the command line")
             service = cls(session, ledger, sid, record_demo=db is not None or path is None,
                           ledger_note=None if path is not None else DEMO_LEDGER_NOTE if db is None else MEMORY_NOTE,
                           who=who)
@@ -221,14 +218,15 @@ class TableService:
         return hand
 
     # ------------------------------------------------------------------ the host's actions
-    def apply_setup(self, setup: dict, *, why: str = "setup", who: str = "host", client: str | None = None) -> dict:
-        """Set the table up anew (a setup already checked by :func:`validate_setup`) and journal it."""
+    def apply_setup(self, setup: TableSetup, *, why: str = "setup", who: str = "host",
+                    client: str | None = None) -> dict:
+        """Set the table up anew (a setup checked by :func:`tableref.table.setup.check_setup`) and journal
+        it; returns the setup's JSON form."""
         with self.lock:
-            self.session.reconfigure(game=setup["game"], seats=setup["seats"], players=setup["players"],
-                                     rules=setup["rules"], stake=setup["stake"], source=setup["source"])
-            self.ledger.record_setup(self.session_id, setup, why=why, who=who, client=client)
+            self.session.reconfigure(table_setup=setup)
+            self.ledger.record_setup(self.session_id, setup.as_dict(), why=why, who=who, client=client)
             self.sync_hand_numbers()
-        return setup
+        return setup.as_dict()
 
     def set_zones(self, zones: dict) -> None:
         """Use hand-drawn zones (checked by :func:`tableref.table.setup.validate_zones`)."""
