@@ -2,6 +2,7 @@
 import json
 import subprocess
 import sys
+from decimal import Decimal
 
 import pytest
 
@@ -163,6 +164,23 @@ def test_settle(capsys, tmp_path):
         ("arriba_del_palo", "p3"), ("mico", "p2"), ("mico", "p3")]
     assert out["side_games"][0]["winner"] == "p1"
     assert out["net"] == {"p1": -1 + 6 + 3 - 2 + 4, "p2": -1 - 1 - 2, "p3": -1 - 2}
+    assert sum(out["net"].values()) + out["pot"]["carried_out"] - out["pot"]["carried_in"] == 0
+
+
+@pytest.mark.parametrize("stake,net_p1", [(0.1, "0.5"), ("0.10", "0.50"), (0.3, "1.5"), (1, "5"), (1.0, "5.0")])
+def test_settle_money_is_exact_to_the_stakes_own_precision(capsys, tmp_path, stake, net_p1):
+    """Every amount is the exact decimal: a stake of 0.1 never prints as 0.7999999999999999."""
+    text = json.dumps({**SETTLE, "pot_carried": 0, "side_games": []}).replace('"stake": 1', f'"stake": {stake}')
+    path = tmp_path / "req.json"
+    path.write_text(text, encoding="utf-8")
+    assert main(["desmoche", "settle", str(path)]) == 0
+    raw = capsys.readouterr().out
+    out = json.loads(raw, parse_float=Decimal)
+    amounts = [out["stake"], *out["pot"].values(), *out["net"].values(), *(b["amount"] for b in out["bonuses"]),
+               *(p[k] for p in out["players"] for k in ("ante", "bonuses_paid", "bonuses_received", "net"))]
+    places = len(str(stake).partition(".")[2])
+    assert all(Decimal(a).as_tuple().exponent >= -places for a in amounts), raw
+    assert f'"p1": {net_p1}' in raw
     assert sum(out["net"].values()) + out["pot"]["carried_out"] - out["pot"]["carried_in"] == 0
 
 

@@ -58,6 +58,19 @@ def test_settle_shape(tmp_path, capsys):
         ("p1", 4, 5), ("p2", 10, 0), ("p3", 0, 24)]
 
 
+def test_settle_amounts_are_whole_points_never_fractions(tmp_path, capsys):
+    """Marriage pays in whole points (maal and fees are whole numbers): no amount can be a binary fraction,
+    and a fractional maal is refused rather than rounded."""
+    rc, out = run(tmp_path, capsys, "settle", {
+        "winner": "p1", "players": [{"name": "p1", "maal": 7}, {"name": "p2", "maal": 3}, {"name": "p3", "maal": 0}]})
+    assert rc == 0
+    amounts = [*out["net"].values(), *(p[k] for p in out["players"] for k in ("maal", "pays_winner", "net", "fee"))]
+    assert all(type(a) is int for a in amounts) and sum(out["net"].values()) == 0
+    rc, out = run(tmp_path, capsys, "settle", {
+        "winner": "p1", "players": [{"name": "p1", "maal": 0.1}, {"name": "p2", "maal": 3}]})
+    assert rc == 2 and out["field"] == "players[0].maal"
+
+
 def test_settle_counts_maal_from_cards(tmp_path, capsys):
     rc, out = run(tmp_path, capsys, "settle", {
         "winner": "p1", "tiplu": "JC",

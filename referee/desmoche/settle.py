@@ -1,6 +1,7 @@
 """Settlement of one hand of Desmoche: stakes, pot carry-over, bonuses, side games.
 
-Money flow (amounts in points):
+Money flow (amounts in points: ints, or Decimals for exact fractions such as a
+stake of 0.1; floats are taken as given):
 
 * Every player antes ``stake`` into the pot before the deal (disqualified
   players too: their ante stays in the pot).
@@ -20,6 +21,7 @@ with nothing carried in or out the nets sum to zero.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Sequence
 
 from tableref.referee.cards import Card, format_cards
@@ -36,7 +38,7 @@ from tableref.referee.desmoche.side_games import canonical_game, side_game_key, 
 class SideGame:
     game: str
     players: list[str]
-    stake: int | float
+    stake: int | float | Decimal
     winner: str | None = None          # given by the table, or found from the dealt hands
     cards: list[Card] = field(default_factory=list)
 
@@ -45,14 +47,14 @@ class SideGame:
 class Settlement:
     winner: str | None
     autowin: str | None
-    stake: int | float
-    pot_carried_in: int | float
-    antes: int | float
-    pot_to_winner: int | float
-    pot_carried_out: int | float
+    stake: int | float | Decimal
+    pot_carried_in: int | float | Decimal
+    antes: int | float | Decimal
+    pot_to_winner: int | float | Decimal
+    pot_carried_out: int | float | Decimal
     bonuses: list[Bonus]
     side_games: list[dict]
-    net: dict[str, int | float]
+    net: dict[str, int | float | Decimal]
     players: list[dict]
     notes: list[str] = field(default_factory=list)
 
@@ -72,7 +74,7 @@ class Settlement:
 
 
 def _num(x, field_name):
-    if isinstance(x, bool) or not isinstance(x, (int, float)) or x < 0:
+    if isinstance(x, bool) or not isinstance(x, (int, float, Decimal)) or x < 0:
         raise RefereeError(f"{field_name} must be a number of points, 0 or more, got {x!r}", field_name)
     return x
 

@@ -47,6 +47,7 @@ points}, "players": [{"name", "ante", "table_cards", "bonuses_paid",
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 from tableref.referee.cards import full_pack, parse_cards
 from tableref.referee.desmoche.autowin import (
@@ -65,7 +66,7 @@ from tableref.referee.desmoche.settings import desmoche_settings
 from tableref.referee.desmoche.settle import SideGame, settle_hand
 from tableref.referee.desmoche.side_games import side_games_of
 from tableref.referee.errors import RefereeError
-from tableref.rules_json.jsonio import capitals
+from tableref.rules_json.jsonio import capitals, exact_amount
 
 HAND_CARDS = 9
 KNOWN_FIELDS = {
@@ -185,10 +186,13 @@ MAX_POINTS = 10**9
 
 
 def _points(request, key, default, field=None):
+    """A number of points (an amount of money), exact: see :func:`exact_amount`."""
     v = request.get(key, default)
+    if isinstance(v, Decimal):
+        return v
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0 <= v <= MAX_POINTS:
         raise RefereeError(f"{key} must be a number of points from 0 to {MAX_POINTS}, got {v!r}", field or key)
-    return v
+    return exact_amount(v)
 
 
 def handle_settle(request: dict) -> dict:

@@ -1,7 +1,7 @@
 """JSON request/response plumbing for the JSON subcommands.
 
 A request is read from a file path or ``-`` (stdin); the response is printed as
-one JSON object. Bad input -- a missing argument, text that is not JSON, ``NaN``
+one JSON object, every amount of money exact (a Decimal printed as the number it is). Bad input -- a missing argument, text that is not JSON, ``NaN``
 or ``Infinity`` or a number too large for a double (``1e400``), nesting too deep
 to read, a card not written in capitals, an empty meld, anything the referee
 refuses -- exits with status 2 and prints one line ``{"error": ..., "field": ...}``
@@ -13,6 +13,7 @@ import argparse
 import json
 import math
 import sys
+from decimal import Decimal
 
 from tableref.referee.errors import CardError, RefereeError
 
@@ -24,11 +25,42 @@ def _constant(name: str):
     raise RefereeError(f"the request is not valid JSON: {name} is not a number (give a finite number)")
 
 
-def _finite(text: str) -> float:
-    value = float(text)
+class JsonFloat(float):
+    """A JSON number written with a fraction or an exponent: a float that keeps the text it was
+    written as, so that an amount of money is read exactly (:func:`exact_amount`)."""
+
+    def __new__(cls, text: str):
+        self = super().__new__(cls, text)
+        self.text = text
+        return self
+
+
+def _finite(text: str) -> JsonFloat:
+    value = JsonFloat(text)
     if not math.isfinite(value):
         raise RefereeError(f"the number {text[:40]} is too large (give a finite number)")
     return value
+
+
+def exact_amount(value):
+    """An amount of money from a request as an exact number: an int stays an int, a number with a
+    fraction becomes the Decimal it was written as (``0.1`` is one tenth, not a binary fraction)."""
+    if isinstance(value, float):
+        return Decimal(value.text if isinstance(value, JsonFloat) else repr(value))
+    return value
+
+
+def dumps(value) -> str:
+    """``json.dumps(value, ensure_ascii=False)``, with every Decimal written as the exact number it is
+    (``0.80``, never ``0.7999999999999999``)."""
+    if isinstance(value, Decimal):
+        return format(value + 0, "f")            # + 0: no negative zero
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps({k: 0}, ensure_ascii=False)[1:-4]}: {dumps(v)}"
+                               for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(dumps(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _depth_ok(text: str) -> bool:
@@ -113,7 +145,7 @@ def run_json_command(source: str, handler) -> int:
     except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as exc:
         # a shape of input no check foresaw: still one line of JSON, never a traceback
         return print_error(f"the request could not be used: {type(exc).__name__}: {exc}")
-    print(json.dumps(response, ensure_ascii=False))
+    print(dumps(response))
     return 0
 
 
