@@ -97,9 +97,6 @@ def browser():
         b.close()
 
 
-# The committed detector is still undertrained (issue 3 is open: see models/MODEL_CARD.md) and
-# reads too few of the demo's melds for this walk-through. strict=True: once it does, this XPASSes
-# and fails the suite, so the marker must then be removed.
 def test_live_page_login_correct_and_scoreboard(server, browser):
     port = server
     base = f"http://127.0.0.1:{port}"
@@ -210,7 +207,7 @@ def _glyphs_differ(page, a: str, b: str) -> bool:
 
 
 def test_pages_in_spanish_and_nepali(server, browser):
-    """Issue 15.7: the event log, camera line, verdicts and house-rule help are in the player's language,
+    """The event log, camera line, verdicts and house-rule help are in the player's language,
     and the Nepali page shows real Devanagari glyphs (needs a Devanagari font: Debian fonts-noto-core)."""
     base = f"http://127.0.0.1:{server}"
     page = browser.new_page(viewport={"width": 412, "height": 915})

@@ -10,8 +10,8 @@
   RTSP URL, or ``demo`` (the built-in demo clip, the default).
 * ``tableref simulate desmoche|marriage --seed N --out DIR`` plays a hand with
   rule-following bots and films it: ``DIR/video.mp4`` and ``DIR/truth.json``.
-* ``tableref markers OUT.png`` writes the sheet of ArUco corner markers used to
-  calibrate the table (see docs/live.md).
+* ``tableref markers OUT.png`` writes the sheet of ArUco corner markers that
+  ``tableref calibrate`` finds (see docs/live.md).
 """
 from __future__ import annotations
 
