@@ -1,5 +1,5 @@
 """Verdicts a player can trust: a valid meld stays valid while the table does not change, each
-verdict is said once, a host's correction is never a player's move (issue 15, point 5)."""
+verdict is said once, a host's correction is never a player's move."""
 from tableref.live.session import TableSession
 from tableref.live.state import TableState
 

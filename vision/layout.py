@@ -237,7 +237,7 @@ def piles(polys: list[np.ndarray], partial, *, card_ref: float | None = None,
           partial_reach: float = 0.3, touch_frac: float = TOUCH_FRAC) -> list[list[int]]:
     """Groups of cards that physically touch (overlap, or a lone index at a whole card), any zone.
 
-    Used to keep a meld that straddles a zone boundary in one zone."""
+    They keep a meld that straddles a zone boundary in one zone."""
     if not polys:
         return []
     g = _Geometry(polys, partial, card_ref)
