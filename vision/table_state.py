@@ -26,6 +26,13 @@ class TableCard:
     partial: bool = False            # only a corner index was seen (box = index box)
     first_seen: float = 0.0          # frame time the card was first seen
     votes: int = 0                   # number of sharp frames that voted
+    # an *unread* card (``card == ""``): its label is not decisive yet (vision.card_evidence); what
+    # it might be, best first
+    candidates: tuple[str, ...] = ()
+
+    @property
+    def unread(self) -> bool:
+        return not self.card
 
     def to_json(self) -> dict:
         return {
@@ -35,6 +42,7 @@ class TableCard:
             "box": [round(float(v), 1) for v in self.box],
             "table_xy": [round(float(v), 1) for v in self.table_xy],
             "zone": self.zone,
+            **({"candidates": list(self.candidates)} if self.unread else {}),
         }
 
 
@@ -103,6 +111,11 @@ class StableTable:
     def cards(self) -> list[TableCard]:
         out = [c for s in self.seats for c in s.cards]
         return out + list(self.centre) + list(self.outside)
+
+    @property
+    def unread(self) -> list[TableCard]:
+        """The cards on the table whose label is not decided yet (shown to the host, never judged)."""
+        return [c for c in self.cards if c.unread]
 
     def seat(self, index: int) -> SeatState:
         return self.seats[index]

@@ -26,9 +26,12 @@ How it decides
   kept from an earlier frame. Tentative tracks that vanish quickly are dropped —
   a card flashed in a hand never exists.
 * **Label**: every sharp frame votes for its label with its confidence; the
-  label is the vote winner, changed only when another label leads by
-  ``label_switch`` (hysteresis). Old votes decay (``vote_decay``) so a card
-  swapped in place is eventually re-read.
+  vote winner (changed only when another label leads by ``label_switch``, hysteresis) is what
+  matching and identity go by. Old votes decay (``vote_decay``) so a card swapped in place is
+  eventually re-read. What the table *reports* is decided by the card's evidence
+  (:class:`vision.card_evidence.CardEvidence`, fed by the fresh looks only, and by the still
+  table's photo-quality re-reads, :meth:`TableTracker.add_photo_readings`): a card whose label
+  is not decisive is reported *unread* (``TableCard.card == ""``, with its candidates).
 * **Death**: a confirmed track is gone after it has been missed for
   ``miss_seconds`` of *clear* time. Frames that are blurred or flagged
   ``obs.occluded`` are *frozen*: no births, no deaths, no votes (positions
@@ -66,6 +69,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
+from tableref.vision.card_evidence import PHOTO_WEIGHT, CardEvidence
 from tableref.vision.layout import (
     GAP_FRAC,
     ROW_FRAC,
@@ -83,6 +87,9 @@ QUAD_KEEP_FRAMES = 3   # a covered card keeps an outline seen in at least this m
 # of a new card's ``min_hits`` frames, at least this many must be fresh looks (``DetectedCard.fresh``:
 # a still picture's reading can be kept for a frame or two, and one look alone confirms nothing)
 MIN_FRESH_HITS = 2
+# the same cards, grouped differently from frame to frame, are published after this many times
+# ``stable_seconds``
+FLICKER_HOLD = 2.0
 
 
 @dataclass(eq=False)
@@ -106,6 +113,13 @@ class Track:
     published: bool = False             # part of a published table state
     det_box: np.ndarray | None = None   # the last matched detection's box (index or whole card)
     quad_frames: int = 0                # frames in a row its whole outline was seen at this place
+    evidence: CardEvidence = field(default_factory=CardEvidence)   # what its fresh looks say it is
+    layout_zone: str | None = None      # its zone in the last layout (before it is published)
+
+    @property
+    def reading(self) -> str:
+        """The label its evidence decides (``""``: unread, see :class:`CardEvidence`)."""
+        return self.evidence.label
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -218,8 +232,9 @@ class TableTracker:
         self._blur_since: float | None = None
         self._ids = itertools.count(1)
         self._last_t: float | None = None
-        self._pending_sig = None
-        self._pending_since: float | None = None
+        # per zone (a seat's index, "centre", "outside"): [its part of the layout signature, since
+        # when, its cards however grouped, since when, since when it differs from what was published]
+        self._zone_pending: dict = {}
         self._published: StableTable | None = None
         self._published_sig = None
         self.frozen = False                 # was the last frame frozen (blurred or occluded)?
@@ -347,30 +362,16 @@ class TableTracker:
             # does not count towards the pending state's stability; if the table is the same
             # once it has gone, the pending state goes on from where it was (a covered card's
             # index missed for a moment must not hold a meld laid elsewhere up for long)
-            if self._pending_since is not None:
-                self._pending_since += dt
+            for pending in self._zone_pending.values():
+                pending[1] += dt
+                pending[3] += dt
         elif frozen:
             pass        # a blurred/occluded frame changes nothing: the pending state waits
         else:
             table, sig = self._snapshot_cached(t, frame_size)
-            if sig != self._pending_sig:
-                self._pending_sig = sig
-                self._pending_since = t
-            if (self._pending_since is not None and t - self._pending_since >= self.stable_seconds - 1e-9
-                    and sig != self._published_sig):
-                version = (self._published.version + 1) if self._published else 1
-                # publish the latest geometry of the same state
-                self._published = replace(table, since=self._pending_since, version=version, changed=True, t=t)
-                # published cards keep their zone from now on (a meld keeps its seat)
-                zone_of = {c.track_id: c.zone for c in table.cards}
-                # ... and cards published as one meld stay one under looser limits
-                self._meld_pairs = {(a, b) for st in table.seats for m in st.melds
-                                    for a in m.ids for b in m.ids if a < b}
-                for tr in self.tracks:
-                    if tr.id in zone_of:
-                        tr.zone = zone_of[tr.id]
-                        tr.published = True
-                self._published_sig = sig
+            keys = self._settled_zones(sig, t)
+            if keys:
+                self._publish(table, sig, keys, t)
                 return self._published
         if self._published is None:
             return None
@@ -379,6 +380,84 @@ class TableTracker:
         return self._published
 
     # ---- internals ----------------------------------------------------------------------
+    def _settled_zones(self, sig, t: float) -> set:
+        """The zones whose new state is published now.
+
+        Each zone (a seat, the centre, outside) is judged on its own: a zone's state is ready once
+        it has held for ``stable_seconds`` (the same cards grouped differently from frame to frame,
+        as cards at angles in a fan, once the cards have held for FLICKER_HOLD times that). Zones
+        that change together are published together, but a zone that has kept changing for longer
+        than ``stable_seconds`` (a hand fumbling at one seat, a fan whose readings come and go) no
+        longer holds the others back. A card that leaves a zone for a zone still changing waits for
+        both (never in two places, never lost)."""
+        parts = _zone_parts(sig)
+        published = _zone_parts(self._published_sig) if self._published_sig is not None else {}
+        ready = set()
+        for key, part in parts.items():
+            cards = _part_cards(part)
+            pending = self._zone_pending.get(key)
+            if pending is None or pending[0] != part:
+                # since when it has been changing (from its first frame: not changing)
+                unsettled = None if pending is None or part == published.get(key) else \
+                    (t if pending[4] is None else pending[4])
+                if pending is None or pending[2] != cards:
+                    pending = [part, t, cards, t, unsettled]
+                else:
+                    pending = [part, t, cards, pending[3], unsettled]
+                self._zone_pending[key] = pending
+            settled = t - pending[1] >= self.stable_seconds - 1e-9 or (
+                t - pending[3] >= FLICKER_HOLD * self.stable_seconds - 1e-9
+                and cards != _part_cards(published.get(key)))
+            if settled and part != published.get(key):
+                ready.add(key)
+        if not ready:
+            return ready
+        changing = {key for key in parts if key not in ready and parts[key] != published.get(key)}
+        # changes at several zones at once are published together, unless one of them has kept
+        # changing for longer than stable_seconds
+        if any(self._zone_pending[key][4] is not None and t - self._zone_pending[key][4] < self.stable_seconds - 1e-9
+               for key in changing):
+            return set()
+        # a card moving between a zone published now and one still changing waits for both
+        while True:
+            held = {i for key in changing for i in _part_ids(parts[key]) | _part_ids(published.get(key))}
+            wait = {key for key in ready if (_part_ids(parts[key]) | _part_ids(published.get(key))) & held}
+            if not wait:
+                return ready
+            ready -= wait
+            changing |= wait
+
+    def _publish(self, table: StableTable, sig, keys: set, t: float) -> None:
+        """Publish ``table``'s zones ``keys``; the other zones keep what was published for them."""
+        old = self._published
+        parts = _zone_parts(sig)
+        before = _zone_parts(self._published_sig) if self._published_sig is not None else {}
+        seats = []
+        for k, st in enumerate(table.seats):
+            if k in keys or old is None:
+                seats.append(st if k in keys else replace(st, melds=[], loose=[]))
+            else:
+                seats.append(old.seats[k])
+        centre = table.centre if "centre" in keys else (old.centre if old is not None else [])
+        outside = table.outside if "outside" in keys else (old.outside if old is not None else [])
+        since = min(self._zone_pending[key][1] if parts.get(key) == self._zone_pending[key][0] else t
+                    for key in keys)
+        version = (old.version + 1) if old else 1
+        # publish the latest geometry of the zones' state
+        self._published = replace(table, seats=seats, centre=centre, outside=outside, since=since,
+                                  version=version, changed=True, t=t)
+        merged = {key: parts[key] if key in keys else before.get(key, _EMPTY_PART) for key in parts}
+        self._published_sig = _zone_sig(merged, len(table.seats))
+        # published cards keep their zone from now on (a meld keeps its seat)
+        zone_of = {c.track_id: c.zone for c in self._published.cards}
+        # ... and cards published as one meld stay one under looser limits
+        self._meld_pairs = {(a, b) for st in self._published.seats for m in st.melds
+                            for a in m.ids for b in m.ids if a < b}
+        for tr in self.tracks:
+            if tr.id in zone_of:
+                tr.zone = zone_of[tr.id]
+                tr.published = True
+
     def _is_partial(self, d: DetectedCard) -> bool:
         """Only a corner index of this card was seen (no quad, box much smaller than a card)."""
         if d.quad:
@@ -422,6 +501,24 @@ class TableTracker:
         tr.quad = None
         tr.partial = partial
 
+    def too_blurred(self, sharpness: float) -> bool:
+        """Whether a frame of this ``sharpness`` would be taken as blurred (a hand moving, the camera
+        refocusing): the camera loop then does not read it at all. Changes nothing."""
+        hist = self._sharp_hist
+        if sharpness < self.min_sharpness:
+            return True
+        if len(hist) < 5 or sharpness >= self.blur_ratio * float(np.percentile(hist, 75)):
+            return False
+        # a blur that lasts is a changed scene (see _is_sharp): read it
+        return self._blur_since is None or self._last_t - self._blur_since <= self.max_blur_seconds
+
+    @property
+    def blurred_for(self) -> float:
+        """Seconds of frame time the picture has been blurred (0 when sharp)."""
+        if self._blur_since is None or self._last_t is None:
+            return 0.0
+        return max(0.0, self._last_t - self._blur_since)
+
     def _is_sharp(self, s: float) -> bool:
         """Sharp unless well below this camera's usual sharpness (median of a long window)."""
         hist = self._sharp_hist
@@ -442,6 +539,10 @@ class TableTracker:
         return self._last_t - self._blur_since > self.max_blur_seconds
 
     def _vote(self, tr: Track, d: DetectedCard) -> None:
+        if d.fresh:
+            # a reading kept from an earlier frame is no new evidence
+            tr.evidence.decay = self.vote_decay
+            tr.evidence.add(d.card, d.confidence)
         if self.vote_decay < 1.0:
             for k in list(tr.votes):
                 tr.votes[k] *= self.vote_decay
@@ -505,7 +606,7 @@ class TableTracker:
     def _snapshot_cached(self, t: float, frame_size) -> tuple[StableTable, tuple]:
         """:meth:`_snapshot`, reused while no card changed and none moved by more than ~6 % of its size."""
         tracks = [tr for tr in self.tracks if tr.confirmed]
-        key = (frame_size, tuple((tr.id, tr.label, tr.partial, tr.quad is None) for tr in tracks))
+        key = (frame_size, tuple((tr.id, tr.reading, tr.partial, tr.quad is None) for tr in tracks))
         pos = np.array([tr.box for tr in tracks], dtype=np.float64).reshape(-1, 4)
         cache = self._snap_cache
         tol = 2.0 if len(pos) == 0 else max(2.0, 0.06 * float(np.median(np.sqrt(
@@ -534,7 +635,8 @@ class TableTracker:
             z = zones.zone_at_table(float(table_c[k][0]), float(table_c[k][1]))
             zid = z.id if z is not None else None
             cards.append(TableCard(
-                track_id=tr.id, card=tr.label, confidence=tr.vote_share,
+                track_id=tr.id, card=tr.reading, confidence=tr.evidence.share(tr.reading),
+                candidates=tuple(tr.evidence.candidates()) if not tr.reading else (),
                 box=tuple(float(v) for v in tr.box), centre=tr.centre,
                 table_xy=(float(table_c[k][0]), float(table_c[k][1])), zone=zid,
                 quad=tr.quad.tolist() if tr.quad is not None else None, partial=tr.partial,
@@ -545,12 +647,22 @@ class TableTracker:
         # A pile of touching cards (a meld) belongs to one zone, and keeps the zone it had:
         # a meld that grows across a zone boundary stays with its seat. New piles go to the
         # seat holding most of them (a seat wins over the centre: melds are laid from a seat
-        # towards the middle).
+        # towards the middle). A pile that holds cards of two seats (their melds touch, or a
+        # fanned hand reaches another's) is not one meld: each card keeps the zone it had (its
+        # published zone, else its zone in the last layout), so the seats do not swap cards
+        # from one frame to the next.
         for pile in piles(table_polys, partial, card_ref=card_ref):
             known: dict[str, float] = {}
             for k in pile:
                 if tracks[k].zone is not None:
                     known[tracks[k].zone] = known.get(tracks[k].zone, 0.0) + 1.0
+            hinted = {tracks[k].zone or tracks[k].layout_zone for k in pile} - {None}
+            if len(hinted) > 1:
+                best = max(sorted(known), key=known.get) if known else \
+                    pile_seat([cards[k].zone for k in pile], [partial[k] for k in pile], zones.centre.id)
+                for k in pile:
+                    cards[k].zone = tracks[k].zone or tracks[k].layout_zone or best
+                continue
             if known:
                 best = max(sorted(known), key=known.get)
             else:
@@ -559,6 +671,8 @@ class TableTracker:
                     best = zones.centre.id
             for k in pile:
                 cards[k].zone = best
+        for tr, c in zip(tracks, cards):
+            tr.layout_zone = c.zone
         for k, c in enumerate(cards):
             by_zone.setdefault(c.zone, []).append(k)
         seats = []
@@ -584,3 +698,33 @@ class TableTracker:
                tuple((c.track_id, c.card) for c in outside))
         table = StableTable(t=t, since=t, version=0, changed=False, seats=seats, centre=centre, outside=outside)
         return table, sig
+
+
+# an empty zone's part of the layout signature: no melds, no loose cards
+_EMPTY_PART: tuple = ((), ())
+
+
+def _zone_parts(sig) -> dict:
+    """A layout signature (:meth:`TableTracker._snapshot`) split by zone, each part ``(melds, loose)``:
+    a seat's index -> its melds and loose cards, ``"centre"`` and ``"outside"`` -> their cards as loose."""
+    seats, centre, outside = sig
+    parts: dict = {k: part for k, part in enumerate(seats)}
+    parts["centre"], parts["outside"] = ((), centre), ((), outside)
+    return parts
+
+
+def _zone_sig(parts: dict, n_seats: int) -> tuple:
+    """The layout signature of zone parts (:func:`_zone_parts` backwards)."""
+    return tuple(parts[k] for k in range(n_seats)), parts["centre"][1], parts["outside"][1]
+
+
+def _part_cards(part) -> tuple | None:
+    """A zone's cards ``(track id, label)`` however they are grouped."""
+    if part is None:
+        return None
+    melds, loose = part
+    return tuple(sorted([c for m in melds for c in m] + list(loose)))
+
+
+def _part_ids(part) -> set:
+    return {i for i, _ in _part_cards(part) or ()}

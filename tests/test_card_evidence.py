@@ -1,0 +1,53 @@
+"""Per-card evidence over fresh looks: one clear look counts, a contradicted position is unread."""
+from __future__ import annotations
+
+from tableref.vision.card_evidence import CLEAR_CONFIDENCE, PHOTO_WEIGHT, CardEvidence
+
+
+def looks(*readings, decay=0.97):
+    ev = CardEvidence(decay=decay)
+    for label, conf in readings:
+        ev.add(label, conf)
+    return ev
+
+
+def test_one_clear_look_counts_where_nothing_contradicts_it():
+    assert looks(("7C", 0.5)).label == "7C"
+    # weak looks of the same card add up to nothing clear: unread, the label a candidate
+    weak = looks(*[("7C", CLEAR_CONFIDENCE - 0.05)] * 6)
+    assert weak.label == "" and weak.candidates() == ["7C"]
+
+
+def test_a_position_read_as_two_labels_is_unread_until_one_is_decisive():
+    ev = looks(("8C", 0.6), ("8H", 0.55), ("8C", 0.6), ("8H", 0.6))
+    assert ev.label == ""
+    assert sorted(ev.candidates()) == ["8C", "8H"]
+    for _ in range(12):
+        ev.add("8C", 0.6)
+    assert ev.label == "8C"
+
+
+def test_a_rare_misreading_does_not_unread_a_card_read_clearly_many_times():
+    ev = looks(*[("10D", 0.5)] * 20)
+    ev.add("10S", 0.4)
+    assert ev.label == "10D"
+
+
+def test_a_consistent_second_label_keeps_the_position_unread():
+    # the real fan: a 7C index read 7D in most looks, 7C in some: neither is decisive
+    ev = looks(*([("7D", 0.45)] * 3 + [("7C", 0.4)] * 2) * 3)
+    assert ev.label == ""
+
+
+def test_a_photo_look_outweighs_camera_looks():
+    ev = looks(*[("9D", 0.4)] * 3)
+    assert ev.label == "9D"
+    ev.add("3D", 0.8, weight=PHOTO_WEIGHT)
+    assert ev.label != "9D"
+
+
+def test_a_card_swapped_in_place_is_read_afresh():
+    ev = looks(*[("5H", 0.9)] * 10, decay=0.9)
+    for _ in range(25):
+        ev.add("6H", 0.9)
+    assert ev.label == "6H"
