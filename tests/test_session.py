@@ -314,3 +314,50 @@ def test_a_marriage_session_reads_the_table_as_three_packs_enlarged():
     assert m.config.several_packs and not d.config.several_packs
     assert m.index_px_min == 22.0 and d.index_px_min < 22.0
     assert m.config.reuse_scale_frames == d.config.reuse_scale_frames == 4
+
+
+# ------------------------------------------------------------------------------ unread and overcounted cards
+def _table(seat0_melds, seat1_loose=(), t=1.0):
+    from tableref.vision.table_state import Meld, SeatState, StableTable, TableCard as VCard
+
+    def vc(tid, card, candidates=()):
+        return VCard(tid, card, 0.9, (0, 0, 1, 1), (0, 0), (0, 0), "seat0", candidates=tuple(candidates))
+
+    return StableTable(t, t - 0.6, 1, True,
+                       [SeatState(0, "seat0", "Ana", [Meld([vc(*c) for c in m]) for m in seat0_melds]),
+                        SeatState(1, "seat1", "Beto", [], [vc(*c) for c in seat1_loose]),
+                        SeatState(2, "seat2", "Cris")])
+
+
+def test_an_unread_card_is_shown_to_the_host_and_never_judged():
+    s = session()
+    # the third card of the meld is unread: 5H or 5D, the evidence is not decisive
+    evs = s.feed_table(_table([[(1, "3H"), (2, "4H"), (3, "", ["5H", "5D"])]]))
+    assert not [e for e in evs if e["type"] in ("meld_laid", "meld_invalid")]   # a meld read in part is not judged
+    assert s.snapshot()["unread"] == [{"track_id": 3, "zone": "seat0", "box": [0.0, 0.0, 1.0, 1.0],
+                                       "candidates": ["5H", "5D"]}]
+    s.correct_card(3, "5H")                            # the host says what it is
+    assert s.snapshot()["unread"] == []
+    assert s.snapshot()["seats"][0]["melds"][0]["cards"] == ["3H", "4H", "5H"]
+
+
+def test_one_pack_card_read_at_two_places_is_a_recognition_problem_never_counted_twice():
+    s = session()
+    evs = s.feed_table(_table([[(1, "6D"), (2, "7D"), (3, "8D")]], [(4, "7D")]))
+    problems = [e for e in s.snapshot()["events"] if e["type"] == "recognition_problem"]
+    assert len(problems) == 1 and problems[0]["cards"] == ["7D"] and problems[0]["track_ids"] == [2, 4]
+    assert not [e for e in evs if e["type"] == "meld_laid"]          # the meld holding a 7D waits
+    assert s.snapshot()["seats"][1]["loose"] == []
+    s.feed_table(_table([[(1, "6D"), (2, "7D"), (3, "8D")]], [(4, "7D")], t=2.0))
+    assert len([e for e in s.snapshot()["events"] if e["type"] == "recognition_problem"]) == 1   # said once
+
+
+def test_marriage_counts_no_label_more_than_three_times():
+    from tableref.live.repair import set_aside_overcounted
+
+    st = S([[["5S", "5S", "5S"]], [["5S", "6S", "7S"]], [], []])
+    kept, notes = set_aside_overcounted(st, 3)
+    assert [n["card"] for n in notes] == ["5S"] and notes[0]["copies"] == 4
+    assert all(c.card != "5S" for seat in kept.seats for c in seat.cards)
+    assert set_aside_overcounted(S([[["5S", "5S", "5S"]], [], [], []]), 3)[1] == []
+

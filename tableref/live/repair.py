@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
-from tableref.live.state import TableState, relabel
+from tableref.live.state import SeatCards, TableState, relabel
 
 MIN_SHARE = 0.2          # a runner-up label must have at least this share of the card's votes
 
@@ -71,3 +71,30 @@ def repair_duplicates(state: TableState, tracker, max_changes: int = 2) -> tuple
               "text": f"card #{c.track_id} was read as {c.card}, but {c.card} is already on the table; "
                       f"its second reading {alt} is used (the host can correct it)"} for c, alt in combo]
     return trial, notes
+
+
+def set_aside_overcounted(state: TableState, packs: int) -> tuple[TableState, list[dict]]:
+    """Cards read more often than ``packs`` packs hold them (the same card at two places in a
+    one-pack game, a fourth copy in Marriage's three packs): a recognition problem, never counted.
+    Every copy of such a label is set aside (which one is misread is not known), and so is a meld
+    holding one (a meld read in part is not judged); returns (state, one note per label) for the
+    host, who can correct the cards by their numbers."""
+    counts = Counter(c.card for s in state.seats for c in s.cards)
+    counts.update(c.card for c in state.centre)
+    over = {lab for lab, k in counts.items() if k > packs}
+    if not over:
+        return state, []
+    seats = []
+    for s in state.seats:
+        melds = [list(m) for m in s.melds if not any(c.card in over for c in m)]
+        seats.append(SeatCards(melds, [c for c in s.loose if c.card not in over]))
+    centre = [c for c in state.centre if c.card not in over]
+    notes = []
+    for lab in sorted(over):
+        ids = sorted(c.track_id for s in state.seats for c in s.cards if c.card == lab) + \
+            sorted(c.track_id for c in state.centre if c.card == lab)
+        where = ", ".join(f"#{i}" for i in ids)
+        notes.append({"card": lab, "track_ids": ids, "copies": counts[lab], "packs": packs,
+                      "text": f"{lab} is read {counts[lab]} times ({where}) but {packs} pack(s) hold it "
+                              f"{packs} time(s): not counted until the host corrects the misread card(s)"})
+    return TableState(seats, centre, state.t), notes

@@ -85,15 +85,21 @@ def resolve_source(spec: str, game: str) -> str:
 def state_from_stable(table, n_seats: int, corrections: dict[int, str | None] | None = None) -> TableState:
     """Convert a :class:`vision.table_state.StableTable` into a :class:`tableref.live.events.TableState`.
 
-    ``corrections`` maps a track id to the host's label (None: not a card, dropped).
+    ``corrections`` maps a track id to the host's label (None: not a card, dropped). An *unread*
+    card (its label not decided yet, ``TableCard.unread``) is never judged: a loose one is left
+    out, and so is a meld holding one (a meld read in part is not judged) until it is read or the
+    host says what it is.
     """
     corrections = corrections or {}
 
     def conv(c) -> PlacedCard | None:
         label = corrections.get(c.track_id, c.card) if c.track_id in corrections else c.card
-        if label is None:
+        if not label:
             return None
         return PlacedCard(int(c.track_id), label)
+
+    def unread(c) -> bool:
+        return not c.card and c.track_id not in corrections
 
     seats = []
     for s in range(n_seats):
@@ -101,6 +107,8 @@ def state_from_stable(table, n_seats: int, corrections: dict[int, str | None] | 
             st = table.seats[s]
             melds = []
             for m in st.melds:
+                if any(unread(c) for c in m.cards):
+                    continue
                 cards = [x for x in (conv(c) for c in m.cards) if x is not None]
                 if cards:
                     melds.append(cards)
@@ -140,6 +148,7 @@ class TableSession:
         self._camera = {"status": "connecting", "message": "not started", "fps": 0.0, "source": str(source)}
         self._fps_times: deque = deque(maxlen=30)
         self._corrections: dict[int, str | None] = {}
+        self._problems_said: set = set()            # recognition problems already told the host
         self._last_table = None
         self._tracker = None
         self._scanner = None
@@ -334,6 +343,16 @@ class TableSession:
                 for n in notes:
                     fields = {k: v for k, v in n.items() if k != "text"}
                     self._emit(make_event("recognition_repair", table.t, n["text"], cards=[n["taken_as"]], **fields))
+            # a card read more often than the packs hold it is shown to the host, never counted twice
+            from tableref.live.repair import set_aside_overcounted
+
+            state, problems = set_aside_overcounted(state, self.spec.packs)
+            for n in problems:
+                key = (n["card"], tuple(n["track_ids"]))
+                if key not in self._problems_said:
+                    self._problems_said.add(key)
+                    self._emit(make_event("recognition_problem", table.t, n["text"], cards=[n["card"]],
+                                          track_ids=n["track_ids"], what="overcounted"))
         return self.feed_state(state)
 
     def feed_observation(self, obs) -> list[dict]:
@@ -731,6 +750,16 @@ class TableSession:
         except Exception:  # noqa: BLE001 - drawing must never stop the table
             return None
 
+    def _unread_cards(self) -> list[dict]:
+        table = self._last_table
+        out = []
+        for c in getattr(table, "unread", None) or []:
+            if c.track_id in self._corrections:
+                continue
+            out.append({"track_id": c.track_id, "zone": c.zone, "box": [round(float(v), 1) for v in c.box],
+                        "candidates": list(c.candidates)})
+        return out
+
     def snapshot(self) -> dict:
         """The current state, JSON-ready (see docs/live.md and the session contract)."""
         with self._lock:
@@ -755,6 +784,9 @@ class TableSession:
                 "hands_decided": len(self._results),
                 "frames_analysed": self.frames_analysed,
                 "ms_per_frame": round(self.ms_per_frame, 1),
+                # cards on the table whose label is not decided yet: shown to the host (their number,
+                # where they lie, what they might be), never judged until read or corrected
+                "unread": self._unread_cards(),
             }
             out.update(self.hand.table_view())
             return out
