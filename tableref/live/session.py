@@ -85,21 +85,15 @@ def resolve_source(spec: str, game: str) -> str:
 def state_from_stable(table, n_seats: int, corrections: dict[int, str | None] | None = None) -> TableState:
     """Convert a :class:`vision.table_state.StableTable` into a :class:`tableref.live.events.TableState`.
 
-    ``corrections`` maps a track id to the host's label (None: not a card, dropped). An *unread*
-    card (its label not decided yet, ``TableCard.unread``) is never judged: a loose one is left
-    out, and so is a meld holding one (a meld read in part is not judged) until it is read or the
-    host says what it is.
+    ``corrections`` maps a track id to the host's label (None: not a card, dropped).
     """
     corrections = corrections or {}
 
     def conv(c) -> PlacedCard | None:
         label = corrections.get(c.track_id, c.card) if c.track_id in corrections else c.card
-        if not label:
+        if label is None:
             return None
         return PlacedCard(int(c.track_id), label)
-
-    def unread(c) -> bool:
-        return not c.card and c.track_id not in corrections
 
     seats = []
     for s in range(n_seats):
@@ -107,8 +101,6 @@ def state_from_stable(table, n_seats: int, corrections: dict[int, str | None] | 
             st = table.seats[s]
             melds = []
             for m in st.melds:
-                if any(unread(c) for c in m.cards):
-                    continue
                 cards = [x for x in (conv(c) for c in m.cards) if x is not None]
                 if cards:
                     melds.append(cards)
@@ -148,7 +140,6 @@ class TableSession:
         self._camera = {"status": "connecting", "message": "not started", "fps": 0.0, "source": str(source)}
         self._fps_times: deque = deque(maxlen=30)
         self._corrections: dict[int, str | None] = {}
-        self._problems_said: set = set()            # recognition problems already told the host
         self._last_table = None
         self._tracker = None
         self._scanner = None
@@ -320,7 +311,8 @@ class TableSession:
             if self._waiting_clear:
                 if sum(len(s.cards) for s in state.seats) == 0:
                     self._new_hand()
-                    evs = [make_event("hand_start", state.t, f"hand {self.hand_no} starts", hand_no=self.hand_no)]
+                    evs = [make_event("hand_start", state.t, f"hand {self.hand_no} starts: the table was cleared",
+                                      hand_no=self.hand_no, cleared=True)]
                     self._emit_all(evs)
                     evs += self.hand.observe(state)
                     self._emit_all(evs[1:])
@@ -343,16 +335,6 @@ class TableSession:
                 for n in notes:
                     fields = {k: v for k, v in n.items() if k != "text"}
                     self._emit(make_event("recognition_repair", table.t, n["text"], cards=[n["taken_as"]], **fields))
-            # a card read more often than the packs hold it is shown to the host, never counted twice
-            from tableref.live.repair import set_aside_overcounted
-
-            state, problems = set_aside_overcounted(state, self.spec.packs)
-            for n in problems:
-                key = (n["card"], tuple(n["track_ids"]))
-                if key not in self._problems_said:
-                    self._problems_said.add(key)
-                    self._emit(make_event("recognition_problem", table.t, n["text"], cards=[n["card"]],
-                                          track_ids=n["track_ids"], what="overcounted"))
         return self.feed_state(state)
 
     def feed_observation(self, obs) -> list[dict]:
@@ -416,6 +398,68 @@ class TableSession:
                 return []
             return self._start_next_hand(t, f"hand {self.hand_no + 1} starts (the table was cleared)",
                                          forget_table=True)
+
+    def _start_next_hand(self, t: float, text: str, *, forget_table: bool, **fields) -> list[dict]:
+        """Start the next hand (under the lock); ``forget_table``: the table is empty, start the tracker afresh."""
+        if forget_table:
+            if self._tracker is not None:
+                self._tracker.reset()
+            self._scanner = None
+            self._last_table = None
+            self._corrections.clear()                 # track ids start again
+        self._new_hand()
+        evs = [make_event("hand_start", t, text, hand_no=self.hand_no, **fields)]
+        self._emit_all(evs)
+        return evs
+
+    def next_hand(self) -> dict:
+        """The host starts the next hand now (the table need not be cleared). The cards on the table
+        stay the last hand's: they are not judged in the new one. A hand not yet decided is set aside,
+        nothing recorded, and played again under its number. Returns what happened."""
+        with self._lock:
+            decided = self._waiting_clear
+            previous = self.hand_no
+            if not decided:
+                self.hand_no -= 1                     # the same hand again: its number is still free
+            on_table = {c.track_id for c in self._last_table.cards} if self._last_table is not None else set()
+            if self._tracker is not None:
+                on_table |= {tr.id for tr in self._tracker.confirmed_tracks()}
+            self._stale = on_table
+            self._scan_stale = bool(self.spec.count_scan)
+            t = self._last_table.t if self._last_table is not None else 0.0
+            text = (f"host: hand {self.hand_no + 1} starts" if decided else
+                    f"host: hand {previous} starts again (not recorded)")
+            self._start_next_hand(t, text, forget_table=False, by="host", previous=previous,
+                                  previous_decided=decided)
+            return {"hand_no": self.hand_no, "previous": previous, "previous_decided": decided}
+
+    # ------------------------------------------------------------------ the hand boundary
+    def _read_as(self) -> dict[int, str | None]:
+        """Track id -> label for the tracker's cards: the host's corrections, and None (not judged)
+        for cards of the previous hand still on the table."""
+        return {**self._corrections, **dict.fromkeys(self._stale)}
+
+    def _watch_clear(self, obs) -> list[dict]:
+        """The hand boundary, one analysed frame at a time: when no face-up card has been seen for
+        :data:`CLEAR_TABLE_SECONDS`, the table was cleared; a decided hand's next hand begins, with
+        the table forgotten (the new hand's cards are new cards wherever they are laid)."""
+        min_conf = float(self._tracker_options.get("min_confidence", 0.25))
+        seen = any(d.confidence >= min_conf for d in obs.cards)
+        t = float(obs.t)
+        if seen or float(obs.sharpness) < BLANK_SHARPNESS or (self._clear_since is not None and t < self._clear_since):
+            self._clear_since = None
+            return []
+        if self._clear_since is None:
+            self._clear_since = t
+        if t - self._clear_since < CLEAR_TABLE_SECONDS - 1e-9:
+            return []
+        with self._lock:
+            self._stale.clear()                       # whatever lay there is gone
+            self._scan_stale = False
+            if not self._waiting_clear:
+                return []
+            return self._start_next_hand(t, f"hand {self.hand_no + 1} starts: the table was cleared",
+                                         forget_table=True, cleared=True)
 
     def _start_next_hand(self, t: float, text: str, *, forget_table: bool, **fields) -> list[dict]:
         """Start the next hand (under the lock); ``forget_table``: the table is empty, start the tracker afresh."""
@@ -750,16 +794,6 @@ class TableSession:
         except Exception:  # noqa: BLE001 - drawing must never stop the table
             return None
 
-    def _unread_cards(self) -> list[dict]:
-        table = self._last_table
-        out = []
-        for c in getattr(table, "unread", None) or []:
-            if c.track_id in self._corrections:
-                continue
-            out.append({"track_id": c.track_id, "zone": c.zone, "box": [round(float(v), 1) for v in c.box],
-                        "candidates": list(c.candidates)})
-        return out
-
     def snapshot(self) -> dict:
         """The current state, JSON-ready (see docs/live.md and the session contract)."""
         with self._lock:
@@ -784,9 +818,6 @@ class TableSession:
                 "hands_decided": len(self._results),
                 "frames_analysed": self.frames_analysed,
                 "ms_per_frame": round(self.ms_per_frame, 1),
-                # cards on the table whose label is not decided yet: shown to the host (their number,
-                # where they lie, what they might be), never judged until read or corrected
-                "unread": self._unread_cards(),
             }
             out.update(self.hand.table_view())
             return out
