@@ -152,6 +152,12 @@ def _with_evidence_column(text: str, pictures: dict[int, list[dict]]) -> str:
     return out.getvalue()
 
 
+@api.get("/totals")
+def totals():
+    """Every player across every session of this ledger (the Scoreboard's totals); money as exact text."""
+    return jsonify({"players": ctx().ledger.player_totals()})
+
+
 @api.get("/sessions")
 def sessions():
     return jsonify({"current": ctx().session_id, "sessions": ctx().ledger.sessions()})
@@ -359,6 +365,25 @@ def confirm_hand():
             return jsonify({"ok": True, "recorded": False, "preview": preview})
         result = session_call(None, c.service.finish_hand, **host_input)
     return jsonify({"ok": True, "recorded": True, "result": result, "ledger_error": c.last_ledger_error})
+
+
+@api.post("/hand/next")
+@host_required
+def next_hand():
+    """Start the next hand now: ``{"why": ...}`` (optional). A decided hand's cards may still lie on
+    the table: they are not judged again. A hand not yet decided is set aside unrecorded and played
+    again under its number. Journalled as a ``next_hand`` entry."""
+    c = ctx()
+    data = body()
+    unknown = sorted(set(data) - {"why"})
+    if unknown:
+        raise SetupError(Reason("unknown_field", f"unknown field '{unknown[0]}' (known: why)",
+                                name=unknown[0], known="why"), unknown[0])
+    why = why_of(data)
+    with c.lock:
+        got = session_call(None, c.service.next_hand, why=why, **_who())
+    _changed("next_hand", **got)
+    return jsonify({"ok": True, **got})
 
 
 @api.post("/hand/correct")

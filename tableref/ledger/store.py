@@ -6,7 +6,7 @@ Design (see also ``docs/web.md``):
   versioned by :mod:`tableref.ledger.migrations`.
 * An append-only journal. Every change is one ``entries`` row with who / when /
   why (``kind`` is ``session_open``, ``setup``, ``hand``, ``hand_correction``,
-  ``card_correction``, ``undo``, ``pot_return`` or ``session_close``). Money
+  ``card_correction``, ``next_hand``, ``undo``, ``pot_return`` or ``session_close``). Money
   moves only as ``payments`` rows belonging to an entry, each with its points
   and its money in whole cents (:mod:`tableref.ledger.money`); the payments of
   each entry sum to zero in points and in cents, so the balances of a session
@@ -42,6 +42,7 @@ import os
 import sqlite3
 import threading
 from contextlib import contextmanager
+from decimal import Decimal
 from pathlib import Path
 
 from tableref.games import GAMES
@@ -548,6 +549,14 @@ class Ledger:
         with self._tx() as c:
             return self._entry(c, session_id, "card_correction", who, why, payload=payload, client=client)
 
+    def record_next_hand(self, session_id: int, payload: dict, who: str = "host", why: str = "",
+                         client: str | None = None) -> int:
+        """Record that the host started the next hand (no money moves; an undecided hand set aside
+        is not recorded: ``payload`` says which hand and whether it was decided)."""
+        self._session_row(session_id)
+        with self._tx() as c:
+            return self._entry(c, session_id, "next_hand", who, why, payload=payload, client=client)
+
     def _undone_entries(self, session_id: int) -> set[int]:
         """Entries cancelled by an undo that is itself still in force."""
         rows = self._q("SELECT id, target_entry_id FROM entries WHERE session_id=? AND kind='undo' ORDER BY id DESC",
@@ -694,10 +703,14 @@ class Ledger:
         info = self.session_info(session_id)
         hands = self.hands(session_id)
         running = {p: 0 for p in info["players"]}
+        running_cents = dict(running)
         for h in hands:
             for p, v in h["net"].items():
                 running[p] = running.get(p, 0) + v
+            for p, v in h["money"].items():
+                running_cents[p] = running_cents.get(p, 0) + _cents(v)
             h["running"] = dict(running)
+            h["running_money"] = {p: fmt(v) for p, v in running_cents.items()}   # the chart's points, exact
         settle = self.settlement(session_id)
         pv = info["setup"].get("point_value")
         return {"session": info, "hands": hands, "entries": self.entries(session_id),
@@ -707,6 +720,40 @@ class Ledger:
                 "transfers": settle["transfers"],
                 "point_value": fmt(point_value_cents(pv or 0, strict=False)),
                 "schema_version": self.version}
+
+    def player_totals(self) -> list[dict]:
+        """Every player across every session, most money first: ``{"player", "sessions", "hands", "won",
+        "points", "money", "best"}`` -- hands played and won (undone hands not counted), the net in
+        points and in money (text, exact: pot returns included), and the best hand (``{"points",
+        "money", "session_id", "hand_no"}``, None before any)."""
+        totals: dict[str, dict] = {}
+
+        def of(name: str) -> dict:
+            return totals.setdefault(name, {"player": name, "sessions": set(), "hands": 0, "won": 0, "points": 0,
+                                            "cents": 0, "best": None})
+
+        for r in self._q("SELECT player, session_id, SUM(points) AS s, SUM(cents) AS m FROM payments"
+                         " WHERE player<>? GROUP BY player, session_id", (POT,)):
+            t = of(r["player"])
+            t["sessions"].add(int(r["session_id"]))
+            t["points"] += int(r["s"])
+            t["cents"] += int(r["m"])
+        for r in self._q("SELECT id FROM sessions ORDER BY id"):
+            sid = int(r["id"])
+            for h in self.hands(sid):
+                if h["undone"]:
+                    continue
+                for p, v in h["net"].items():
+                    t = of(p)
+                    t["sessions"].add(sid)
+                    t["hands"] += 1
+                    t["won"] += h["winner"] == p
+                    if t["best"] is None or v > t["best"]["points"]:
+                        t["best"] = {"points": v, "money": h["money"].get(p, fmt(0)), "session_id": sid,
+                                     "hand_no": h["hand_no"]}
+        return [{"player": t["player"], "sessions": len(t["sessions"]), "hands": t["hands"], "won": t["won"],
+                 "points": t["points"], "money": fmt(t["cents"]), "best": t["best"]}
+                for t in sorted(totals.values(), key=lambda t: (-t["cents"], t["player"]))]
 
     def export_csv(self, session_id: int) -> str:
         """The session as CSV: one row per journal entry that moves points, then the balances and transfers.
@@ -747,6 +794,11 @@ class Ledger:
             w.writerow(["", "", "transfer", "", "", "", "", f"{t['from']} pays {t['to']}", "",
                         *["" for _ in accounts], dec(t["cents"]), ""])
         return buf.getvalue()
+
+
+def _cents(money: str) -> int:
+    """Money text with two decimals (``"-12.50"``) back to whole cents, exactly."""
+    return int(Decimal(money) * 100)
 
 
 def _antes(result: dict, flow: int) -> dict[str, int]:

@@ -253,6 +253,16 @@ class TableService:
                                                why=why or "camera misread", who=who, client=client)
         return result
 
+    def next_hand(self, *, why: str = "", who: str = "host", client: str | None = None) -> dict:
+        """The host starts the next hand now (see the live session's ``next_hand``), journalled as a
+        ``next_hand`` entry; returns ``{"hand_no", "previous", "previous_decided"}``."""
+        with self.lock:
+            got = self.session.next_hand()
+            self.sync_hand_numbers()
+            got["hand_no"] = self.session.hand_no
+            self.ledger.record_next_hand(self.session_id, dict(got), why=why, who=who, client=client)
+        return got
+
     def preview_hand(self, **host_input) -> dict:
         """What :meth:`finish_hand` would record, recording nothing (the host is asked first)."""
         with self.lock:

@@ -5,6 +5,8 @@
 
 const STR = JSON.parse(document.getElementById("i18n").textContent || "{}");
 const T = (k) => (k in STR ? STR[k] : k);
+// a string with its {placeholders} filled in
+const TF = (k, params) => T(k).replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
 const TK = (prefix, v) => (prefix + v in STR ? STR[prefix + v] : String(v).replace(/_/g, " "));
 const PAGE = document.body.dataset.page;
 const HOST = document.body.dataset.host === "yes";
@@ -224,7 +226,12 @@ function renderLive(state) {
     banner.hidden = false;
   } else banner.hidden = true;
   const next = $("#next-hand");
-  if (next) next.hidden = !table.waiting_for_clear_table;
+  if (next) {
+    next.hidden = !table.waiting_for_clear_table;
+    next.textContent = TF("next_hand", { seconds: table.clear_table_seconds === undefined ? "" : table.clear_table_seconds });
+  }
+  renderRunBalances(table.players || [], state.ledger || {});
+  speakNew(table.events || []);
   const lerr = $("#ledger-error");
   // in the player's language; the server's English detail in the title
   if (state.ledger && state.ledger.error) { lerr.textContent = T("ev_error"); lerr.title = state.ledger.error; lerr.hidden = false; }
@@ -254,7 +261,72 @@ function renderLive(state) {
   }));
 }
 
+// Each player's running balance for the session: points, and the money exactly as the server writes it.
+function renderRunBalances(players, ledger) {
+  const points = ledger.balances || {}, money = ledger.money || {};
+  const names = players.concat(Object.keys(points).filter((p) => !players.includes(p)));
+  $("#run-balances").replaceChildren(...names.map((p) => el("div", { class: "run-balance " + sign(money[p] || points[p]), dataset: { player: p } },
+    el("span", { class: "name" }, p), el("b", { class: "points" }, signed(points[p] || 0)),
+    el("span", { class: "money" }, moneyText(money[p])))));
+}
+
+// ------------------------------------------------------------------ the table speaks
+// Opt-in (remembered on this device): each new verdict and each hand's end, said in the page's language
+// by the browser's own speech; silent where the device has no voice for the language.
+const SPOKEN = new Set(["meld_invalid", "out_of_order", "illegal_move", "autowin", "hand_end"]);
+const speech = { on: false, heard: null, voice: null };
+
+function eventKey(e) { return [e.type, e.t, e.hand_no, e.seat, e.player, e.text].join("|"); }
+
+function pickVoice() {
+  const synth = window.speechSynthesis;
+  const lang = (document.documentElement.lang || "en").toLowerCase();
+  const voices = synth ? synth.getVoices() : [];
+  speech.voice = voices.find((v) => (v.lang || "").toLowerCase().replace("_", "-").split("-")[0] === lang) || null;
+  const none = $("#speak-no-voice");
+  if (none) none.hidden = !(speech.on && !speech.voice);
+}
+
+function initSpeech() {
+  const box = $("#speak");
+  if (!box) return;
+  let stored = null;
+  try { stored = localStorage.getItem("tableref.speak"); } catch (e) { /* storage off: not remembered */ }
+  speech.on = box.checked = stored === "on";
+  const synth = window.speechSynthesis;
+  if (synth && synth.addEventListener) synth.addEventListener("voiceschanged", pickVoice);
+  box.addEventListener("change", () => {
+    speech.on = box.checked;
+    try { localStorage.setItem("tableref.speak", speech.on ? "on" : "off"); } catch (e) { /* not remembered */ }
+    pickVoice();
+  });
+  pickVoice();
+}
+
+function speakNew(events) {
+  const fresh = [];
+  const keys = new Set();
+  for (const e of events) {
+    const k = eventKey(e);
+    keys.add(k);
+    if (speech.heard && !speech.heard.has(k) && SPOKEN.has(e.type)) fresh.push(e);
+  }
+  const first = speech.heard === null;       // what was already on the table when the page opened is not said
+  speech.heard = keys;                        // the state's window of recent events: an event leaves it for good
+  if (first || !speech.on || !fresh.length) return;
+  if (!speech.voice) pickVoice();
+  const synth = window.speechSynthesis;
+  if (!synth || !speech.voice) return;
+  for (const e of fresh) {
+    const u = new SpeechSynthesisUtterance(e.say || e.text || "");
+    u.voice = speech.voice;
+    u.lang = speech.voice.lang;
+    synth.speak(u);
+  }
+}
+
 function initLive() {
+  initSpeech();
   const refresh = debounced(async () => renderLive(await getJSON("/api/state")), 150);
   refresh();
   connectEvents((ev) => {
@@ -267,6 +339,18 @@ function initLive() {
   if (confirm) confirm.addEventListener("click", async () => {
     const r = await confirmHand({});
     if (r.ok) { if (r.data.recorded) toast(T("hand_confirmed")); } else if (!r.cancelled) toast(errorText(r.data), true);
+    refresh();
+  });
+  const nextHand = $("#next-hand-button");
+  if (nextHand) nextHand.addEventListener("click", async () => {
+    const table = (await getJSON("/api/state")).table || {};
+    const decided = !!table.waiting_for_clear_table;
+    const ok = decided
+      ? await ask(TF("ask_next_hand", { hand_no: (table.hand_no || 0) + 1 }), [T("ask_next_hand_cards")], T("start"))
+      : await ask(TF("ask_next_hand", { hand_no: table.hand_no || 1 }), [TF("ask_hand_again", { hand_no: table.hand_no || 1 })], T("start"));
+    if (!ok) return;
+    const r = await post("/api/hand/next", {});
+    if (r.ok) toast(TF("next_hand_started", { hand_no: r.data.hand_no })); else toast(errorText(r.data), true);
     refresh();
   });
   const form = $("#correct-form");
@@ -353,6 +437,66 @@ function renderScoreboard(data) {
     Object.keys(e.payments || {}).length ? el("small", {}, " (" + Object.entries(e.payments).map(([p, v]) => p + " " + signed(v)).join(", ") + ")") : null)));
 }
 
+// The balances hand by hand, drawn here as inline SVG (no outside request). The lines are plotted from
+// the exact money texts as numbers; every number written on the chart is the server's exact text.
+const SVG = "http://www.w3.org/2000/svg";
+const LINE_COLOURS = ["#ffd34d", "#4fc3f7", "#ff7eb6", "#8dff6b", "#ff9f43"];
+function svg(tag, attrs, ...children) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c.nodeType ? c : document.createTextNode(String(c)));
+  return node;
+}
+
+function renderChart(players, hands) {
+  const box = $("#chart");
+  const kept = hands.filter((h) => h.running_money);
+  if (!kept.length) { box.replaceChildren(el("p", { class: "hint" }, T("no_hands"))); return; }
+  const zero = moneyText(null);
+  // one point per hand, after a starting point of zero for everyone
+  const series = players.map((p) => [zero].concat(kept.map((h) => (h.running_money[p] !== undefined ? h.running_money[p] : null))));
+  for (const s of series) for (let i = 1; i < s.length; i++) if (s[i] === null) s[i] = s[i - 1];
+  const values = series.flat().map(Number);
+  let lo = Math.min(0, ...values), hi = Math.max(0, ...values);
+  if (hi === lo) { hi += 1; lo -= 1; }
+  const W = 360, H = 200, L = 8, R = 8, TOP = 10, BOTTOM = 22;
+  const n = kept.length;
+  const x = (i) => L + (W - L - R) * (n ? i / n : 0);
+  const y = (v) => TOP + (H - TOP - BOTTOM) * (hi - v) / (hi - lo);
+  const parts = [svg("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), class: "zero" })];
+  const step = Math.max(1, Math.ceil(n / 8));
+  for (let i = 0; i <= n; i += step)
+    parts.push(svg("text", { x: x(i), y: H - 6, "text-anchor": "middle", class: "tick" }, i ? "#" + kept[i - 1].hand_no : T("chart_start")));
+  series.forEach((s, k) => {
+    const colour = LINE_COLOURS[k % LINE_COLOURS.length];
+    parts.push(svg("polyline", { points: s.map((v, i) => x(i) + "," + y(Number(v))).join(" "), stroke: colour,
+                                 class: "line" }));
+    s.forEach((v, i) => parts.push(svg("circle", { cx: x(i), cy: y(Number(v)), r: 3, fill: colour },
+      svg("title", {}, players[k] + " · " + (i ? "#" + kept[i - 1].hand_no : T("chart_start")) + " · " + v))));
+  });
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": T("chart_title"), class: "chart-svg" }, parts);
+  const last = kept[kept.length - 1].running_money;
+  const legend = el("ul", { class: "legend" }, players.map((p, k) => el("li", { dataset: { player: p } },
+    el("span", { class: "swatch", style: "background:" + LINE_COLOURS[k % LINE_COLOURS.length] }), p + " ",
+    el("b", { class: "money " + sign(last[p]) }, moneyText(last[p])))));
+  box.replaceChildren(chart, legend);
+}
+
+// Every player across every session: hands played and won, net, best hand (money as exact text).
+function renderTotals(data) {
+  const table = $("#totals");
+  table.tHead.replaceChildren(el("tr", {}, el("th", {}, T("totals_player")), el("th", { class: "num" }, T("totals_sessions")),
+    el("th", { class: "num" }, T("totals_hands")), el("th", { class: "num" }, T("totals_won")),
+    el("th", { class: "num" }, T("totals_net")), el("th", {}, T("totals_best"))));
+  table.tBodies[0].replaceChildren(...(data.players || []).map((p) => el("tr", { dataset: { player: p.player } },
+    el("td", {}, el("b", {}, p.player)), el("td", { class: "num" }, String(p.sessions)),
+    el("td", { class: "num hands-played" }, String(p.hands)), el("td", { class: "num hands-won" }, String(p.won)),
+    el("td", { class: "num net " + sign(p.money) }, el("span", { class: "money" }, moneyText(p.money)),
+      el("small", { class: "running" }, signed(p.points) + " " + T("points"))),
+    el("td", { class: "best" }, p.best ? [el("span", { class: "money" }, moneyText(p.best.money)),
+      el("small", { class: "running" }, TF("totals_session_hand", { session: p.best.session_id, hand_no: p.best.hand_no }))] : "–"))));
+}
+
 let netsTarget = null;
 function openNets(hand, players) {
   netsTarget = hand;
@@ -365,7 +509,12 @@ function openNets(hand, players) {
 }
 
 function initScoreboard() {
-  const refresh = debounced(async () => renderScoreboard(await getJSON("/api/ledger")), 150);
+  const refresh = debounced(async () => {
+    const [data, totals] = await Promise.all([getJSON("/api/ledger"), getJSON("/api/totals")]);
+    renderScoreboard(data);
+    renderChart(data.session.players || [], data.hands || []);
+    renderTotals(totals);
+  }, 150);
   refresh();
   connectEvents((ev) => { if (ev.type === "ledger" || ev.type === "resync" || ev.type === "hand_end") refresh(); });
   if (!HOST) return;

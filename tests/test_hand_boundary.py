@@ -1,0 +1,176 @@
+"""When a hand ends and the next begins: the table cleared (no face-up card for CLEAR_TABLE_SECONDS),
+or the host's "Next hand".
+
+The first test is made from the demo clip's real frames, decoded and written back as a video: the
+hand, 2.5 s of empty table, the same hand again; ``tableref watch`` (the same live session as
+``tableref serve``) must referee and record both. The others feed the session frame by frame
+(the simulator's exact card positions through the real tracker), or stable tables, and need no model.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import pytest
+
+from tableref.ledger.store import Ledger
+from tableref.live.events import TableState
+from tableref.live.session import CLEAR_TABLE_SECONDS, TableSession
+from tableref.simulate.bots import play_desmoche
+from tableref.simulate.observations import script_observations
+from tableref.vision.types import FrameObservation
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "tableref" / "demo"
+P3 = ["Ana", "Beto", "Cris"]
+
+
+def _frames(path: Path) -> list:
+    cap = cv2.VideoCapture(str(path))
+    frames = []
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        frames.append(frame)
+    cap.release()
+    return frames
+
+
+def test_two_hands_a_short_clear_apart_are_both_refereed_by_watch(tmp_path):
+    """The demo hand, 2.5 s of empty table (its own first frame: only the face-down stock), the hand again."""
+    setup = json.loads((DEMO / "desmoche.json").read_text())
+    truth = setup["truth"]
+    frames = _frames(DEMO / "desmoche.mp4")
+    fps = 6
+    empty = frames[0]
+    # the clip opens with 2.5 s of empty table; the second hand keeps 0.5 s of it: 2.0 + 0.5 s clear
+    second = frames[15 - 3:]
+    sequence = frames + [empty] * (2 * fps) + second
+    clip = tmp_path / "two-hands.mp4"
+    out = cv2.VideoWriter(str(clip), cv2.VideoWriter_fourcc(*"mp4v"), fps, (empty.shape[1], empty.shape[0]))
+    for f in sequence:
+        out.write(f)
+    out.release()
+    second_starts = (len(frames) + 2 * fps) / fps           # media time of the second hand's first frame
+    db = tmp_path / "ledger.sqlite3"
+    p = subprocess.run([sys.executable, "-m", "tableref", "watch", str(clip), "--game", "desmoche",
+                        "--players", ",".join(setup["players"]), "--json", "--db", str(db)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    lines = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
+    ends = [x for x in lines if x["type"] == "hand_end" and not x.get("repeat")]
+    starts = [x for x in lines if x["type"] == "hand_start"]
+    assert [e["hand_no"] for e in ends] == [1, 2], [(x["type"], x.get("t")) for x in lines][-20:]
+    assert all(e["winner"] == truth["winner"] and e["net"] == truth["net"] for e in ends)
+    # the next hand began in the clear, CLEAR_TABLE_SECONDS after the last card went
+    assert len(starts) == 1 and "cleared" in starts[0]["text"]
+    assert len(frames) / fps + CLEAR_TABLE_SECONDS - 0.01 <= starts[0]["t"] < second_starts
+    with Ledger(db) as ledger:
+        hands = ledger.hands(ledger.current_session())
+    assert [h["net"] for h in hands] == [truth["net"], truth["net"]]
+
+
+def _observations(seed: int, t0: float):
+    sc = play_desmoche(seed)
+    return sc, [replace(o, t=o.t + t0) for o in script_observations(sc)]
+
+
+def _empty(t0: float, seconds: float, sharpness: float = 1.0, fps: float = 6.0):
+    n = int(round(seconds * fps))
+    return [FrameObservation(t=t0 + i / fps, width=1280, height=720, cards=[], sharpness=sharpness)
+            for i in range(n)]
+
+
+def _session(players):
+    s = TableSession(source="unused", game="desmoche", players=players)
+    s.decided = []
+    s.on_hand_end = s.decided.append
+    return s
+
+
+def test_a_cleared_table_starts_the_next_hand_in_the_stated_time():
+    sc1, first = _observations(3, 0.0)
+    s = _session(sc1.players)
+    for o in first:
+        s.feed_observation(o)
+    assert len(s.decided) == 1 and s.snapshot()["waiting_for_clear_table"]
+    end = first[-1].t
+    # a moment without cards is not a cleared table; CLEAR_TABLE_SECONDS of it is
+    short = _empty(end + 0.1, CLEAR_TABLE_SECONDS - 0.5)
+    for o in short:
+        assert s.feed_observation(o) == [] or not s.snapshot()["waiting_for_clear_table"]
+    assert s.hand_no == 1
+    evs = []
+    for o in _empty(end + 0.1, CLEAR_TABLE_SECONDS + 0.5):
+        evs += s.feed_observation(o)
+    assert [e["type"] for e in evs if e["type"] == "hand_start"] == ["hand_start"] and s.hand_no == 2
+    # the same hand dealt again where the last lay: refereed as a new hand
+    _, again = _observations(3, end + 3.0)
+    for o in again:
+        s.feed_observation(o)
+    assert [r["hand_no"] for r in s.decided] == [1, 2]
+    assert s.decided[1]["net"] == s.decided[0]["net"] == sc1.truth["net"]
+
+
+def test_a_covered_lens_is_not_a_cleared_table():
+    sc, obs = _observations(3, 0.0)
+    s = _session(sc.players)
+    for o in obs:
+        s.feed_observation(o)
+    assert len(s.decided) == 1
+    for o in _empty(obs[-1].t + 0.1, 3 * CLEAR_TABLE_SECONDS, sharpness=0.0):     # a black picture
+        s.feed_observation(o)
+    assert s.hand_no == 1 and s.snapshot()["waiting_for_clear_table"]
+
+
+def S(seats, centre=(), t=0.0):
+    return TableState.from_labels(seats, list(centre), t)
+
+
+ANA_WINS = [["3H", "4H", "5H", "6H"], ["7S", "7D", "7C"], ["JD", "QD", "KD"]]
+
+
+def test_host_next_hand_after_a_decided_hand_ignores_the_cards_left_on_the_table():
+    s = _session(P3)
+    s.feed_state(S([ANA_WINS, [], []], t=1.0))
+    assert len(s.decided) == 1
+    got = s.next_hand()
+    assert got == {"hand_no": 2, "previous": 1, "previous_decided": True}
+    snap = s.snapshot()
+    assert snap["hand_no"] == 2 and not snap["waiting_for_clear_table"] and snap["result"] is None
+    assert any(e["type"] == "hand_start" and e.get("by") == "host" for e in snap["events"])
+
+
+def test_host_next_hand_on_an_undecided_hand_plays_it_again_unrecorded():
+    s = _session(P3)
+    s.feed_state(S([[["3H", "4H", "5H"]], [], []], t=1.0))
+    got = s.next_hand()
+    assert got == {"hand_no": 1, "previous": 1, "previous_decided": False}
+    assert s.decided == [] and s.snapshot()["seats"][0]["melds"] == []
+
+
+def test_host_next_hand_over_the_cards_still_laid_does_not_judge_them_again():
+    """Through the tracker: the old hand's cards lie on while the host starts the next hand; a card laid
+    afterwards is judged, the old ones are not (the winner is not decided a second time)."""
+    sc, obs = _observations(3, 0.0)
+    s = _session(sc.players)
+    for o in obs:
+        s.feed_observation(o)
+    assert len(s.decided) == 1
+    s.next_hand()
+    last = obs[-1]
+    for i in range(1, 30):                         # the same table, 5 s more
+        s.feed_observation(replace(last, t=last.t + i / 6))
+    assert len(s.decided) == 1 and s.snapshot()["result"] is None
+    assert all(not seat["melds"] for seat in s.snapshot()["seats"])
+
+
+@pytest.mark.parametrize("seconds", [CLEAR_TABLE_SECONDS])
+def test_the_rule_is_documented(seconds):
+    text = (ROOT / "docs" / "live.md").read_text()
+    assert f"{seconds:g} s" in text and "Next hand" in text
