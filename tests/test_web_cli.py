@@ -28,10 +28,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def empty_table(folder: Path) -> str:
+    """A camera source: a folder holding one picture of an empty (green) table."""
+    import cv2
+    import numpy as np
+
+    folder.mkdir(exist_ok=True)
+    cv2.imwrite(str(folder / "empty.png"), np.full((120, 160, 3), (40, 110, 40), np.uint8))
+    return str(folder)
+
+
 def serve(port, db, *extra):
     env = {k: v for k, v in os.environ.items() if k != "TABLEREF_PIN"}
+    source = [] if "--source" in extra else ["--source", empty_table(Path(db).parent / "table")]
     return subprocess.Popen([sys.executable, "-m", "tableref", "serve", "--port", str(port), "--db", str(db),
-                             "--pin", PIN, "--source", "no-such-camera.mp4", *extra], cwd=ROOT, env=env,
+                             "--pin", PIN, *source, *extra], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
@@ -99,7 +110,79 @@ def test_startup_errors_are_clear(tmp_path):
         port = busy.getsockname()[1]
         out = subprocess.run([sys.executable, "-m", "tableref", "serve", "--db", str(tmp_path / "l.sqlite3"),
                               "--port", str(port)], cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert out.returncode == 2 and "cannot listen" in out.stderr and "--port" in out.stderr
+    assert out.returncode == 2 and f"--port: port {port} is in use" in out.stderr and "Traceback" not in out.stderr
+
+
+def _serve_refuses(*args, cwd=ROOT):
+    out = subprocess.run([sys.executable, "-m", "tableref", "serve", "--port", "8769", *args], cwd=cwd,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2, out
+    assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr, out.stderr
+    return out.stderr
+
+
+@pytest.mark.parametrize("args,says", [
+    (["--host", "999.1.1.1"], "--host: 999.1.1.1 is not an address of this computer"),
+    (["--host", "10.99.99.99"], "--host: 10.99.99.99 is not an address of this computer"),
+    (["--seats", "0"], "argument --seats: must be a whole number from 1 up"),
+    (["--seats", "-1"], "argument --seats: must be a whole number from 1 up"),
+    (["--seats", "9"], "--seats: Desmoche is played by 2 to 4 players, not 9"),
+    (["--seats", "3", "--players", "A,B"], "--players: 'players' must name 3 players"),
+    (["--stake", "1.5"], "argument --stake: must be a whole number"),
+    (["--stake", "nan"], "argument --stake: must be a whole number"),
+    (["--point-value", "0.125"], "argument --point-value: must be a whole number of cents"),
+    (["--point-value", "nan"], "argument --point-value: must be a finite amount"),
+    (["--port", "0"], "argument --port: must be a whole number from 1 to 65535"),
+    (["--video-fps", "0"], "argument --video-fps: must be a number above 0"),
+    (["--evidence-hands", "-1"], "argument --evidence-hands: must be a whole number from 0 up"),
+    (["--source", "/nope.mp4"], "--source: source not found: '/nope.mp4'"),
+    (["--db", "/proc/x.sqlite3"], "--db: cannot open the ledger /proc/x.sqlite3: no file can be made in /proc"),
+    (["--db", "file.jpg/l.sqlite3"], "--db: cannot open the ledger file.jpg/l.sqlite3: file.jpg is a file, not a folder"),
+])
+def test_bad_options_are_one_line_naming_the_option(tmp_path, args, says):
+    (tmp_path / "file.jpg").write_bytes(b"not a folder")
+    if "--db" not in args:
+        args = [*args, "--db", str(tmp_path / "l.sqlite3")]
+    err = _serve_refuses(*args, cwd=tmp_path)
+    assert says in err and "[Errno" not in err, err
+    assert not (tmp_path / "l.sqlite3").exists() or "--source" not in args   # nothing stored for a bad source
+
+
+def test_a_source_that_fails_is_said_in_the_terminal_and_a_resumed_one_named(tmp_path):
+    """A camera that cannot be opened is said in the terminal (one line, no OpenCV noise); restarting
+    without --source says it resumes the ledger session's source, and that it is gone now."""
+    db = tmp_path / "ledger.sqlite3"
+    table = empty_table(tmp_path / "frames")
+    port = free_port()
+    proc = serve(port, db, "--source", "7", "--players", "Ana,Beto")      # no webcam 7 on a test machine
+    try:
+        wait_up(proc, port)
+        time.sleep(1.5)
+    finally:
+        proc.terminate()
+        out = proc.communicate(timeout=60)[0]
+    assert "camera reconnecting: camera 7 cannot be opened" in out and out.count("camera 7 cannot be opened") == 1, out
+    assert "[ WARN" not in out and "VIDEOIO" not in out and "Traceback" not in out, out
+    proc = serve(port, db, "--source", table)
+    try:
+        wait_up(proc, port)
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=60)
+    (tmp_path / "frames" / "empty.png").unlink()
+    (tmp_path / "frames").rmdir()
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "TABLEREF_PIN"}
+    proc = subprocess.Popen([sys.executable, "-m", "tableref", "serve", "--port", str(port), "--db", str(db),
+                             "--pin", PIN], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    try:
+        wait_up(proc, port)
+    finally:
+        proc.terminate()
+        out = proc.communicate(timeout=60)[0]
+    assert f"source {table} (as the ledger session had it)" in out, out
+    assert f"camera  source not found: '{table}'" in out and "choose another on the Setup page" in out, out
 
 
 def test_killed_server_resumes_its_session(tmp_path):

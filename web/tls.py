@@ -14,10 +14,15 @@ from __future__ import annotations
 
 import datetime as dt
 import ipaddress
+import logging
 import os
 import socket
+import ssl
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+log = logging.getLogger("tableref.https")
 
 VALID_DAYS = 825          # the longest validity iOS accepts for a TLS server certificate
 RENEW_DAYS = 30
@@ -164,6 +169,7 @@ class HTTPSServer:
         self.server = wsgi.Server((host, port), app, numthreads=threads, server_name="tableref", timeout=30,
                                   shutdown_timeout=2, accepted_queue_timeout=1)
         self.server.ssl_adapter = BuiltinSSLAdapter(str(certificate.cert), str(certificate.key))
+        self.server.error_log = server_error_log
         self._ready = threading.Event()
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="tableref-https", daemon=True)
@@ -197,6 +203,23 @@ class HTTPSServer:
         t = threading.Thread(target=self.server.stop, name="tableref-https-stop", daemon=True)
         t.start()
         t.join(timeout)
+
+
+#: what a browser that goes away (a closed tab, a phone's screen off, a refused certificate) leaves behind
+GONE = (ssl.SSLEOFError, ssl.SSLZeroReturnError, ConnectionError, TimeoutError)
+GONE_WORDS = ("peer dropped", "socket.error", "connection reset", "broken pipe", "timed out", "alert")
+
+
+def server_error_log(msg: str = "", level: int = logging.INFO, traceback: bool = False) -> None:
+    """cheroot's error log, in one line: a browser that goes away is normal (a debug line); anything
+    else is a warning naming the error, never a traceback on the host's terminal."""
+    exc = sys.exc_info()[1] if traceback else None
+    text = str(msg).strip()
+    gone = isinstance(exc, GONE) or (isinstance(exc, ssl.SSLError) and "alert" in str(exc).lower()) \
+        or any(w in text.lower() for w in GONE_WORDS)
+    if exc is not None and not gone:
+        text = f"{text} ({type(exc).__name__}: {exc})"
+    log.log(logging.DEBUG if gone else max(level, logging.WARNING), "%s", text)
 
 
 def https_server(app, host: str, port: int, certificate: Certificate, threads: int) -> HTTPSServer:

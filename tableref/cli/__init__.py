@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+
+# OpenCV and FFmpeg print their own warnings (a camera that cannot be opened, a stream that refuses)
+# on the terminal; the commands say what went wrong in their own words. Set either variable to see them.
+os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")   # AV_LOG_QUIET
 
 # (module, commands it provides) -- keep in sync with each module's register().
 COMMAND_MODULES = [
@@ -22,7 +28,9 @@ COMMAND_MODULES = [
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from tableref.cli.options import OneLineParser
+
+    parser = OneLineParser(
         prog="tableref",
         description="Referee and scorekeeper for Desmoche and Marriage played with real cards.",
     )

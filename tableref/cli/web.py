@@ -17,6 +17,7 @@ import socket
 import sqlite3
 import sys
 
+from tableref.cli.options import fail, ledger_problem, positive, source_problem, whole
 from tableref.games import GAME_NAMES, GAMES
 
 DEFAULT_PORT = 8000
@@ -38,27 +39,39 @@ def register(sub) -> None:
                         "a webcam number (0), a video file, a folder of images, "
                         "or a stream URL (http://phone:8080/video, rtsp://...)")
     p.add_argument("--game", choices=GAME_NAMES, default=None, help="game (default: desmoche)")
-    p.add_argument("--seats", type=int, default=None, help=f"number of players ({SEAT_HELP})")
+    p.add_argument("--seats", type=whole(1), default=None, help=f"number of players ({SEAT_HELP})")
     p.add_argument("--players", default=None, help="player names in seat order, comma separated")
-    p.add_argument("--stake", type=int, default=None, help="stake in points (default 1)")
-    p.add_argument("--point-value", type=float, default=None, help="money per point (default 1.0)")
+    p.add_argument("--stake", type=whole(1), default=None, help="stake in whole points (default 1)")
+    p.add_argument("--point-value", type=money_per_point, default=None,
+                   help="money per point, in whole cents (default 1.00)")
     p.add_argument("--zones", default=None, help="zone file drawn by hand (JSON, see docs/live.md)")
     p.add_argument("--db", default=None, help="ledger file (default: ledger.sqlite3 in the user data directory; "
                    "the demo table keeps its hands in a temporary ledger in memory)")
     p.add_argument("--new-session", action="store_true", help="start a new ledger session instead of resuming")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: phones on the LAN)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    p.add_argument("--port", type=whole(1, 65535), default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument("--pin", default=None, help="host PIN (default: $TABLEREF_PIN or a random 6-digit PIN)")
-    p.add_argument("--threads", type=int, default=DEFAULT_THREADS,
+    p.add_argument("--threads", type=whole(8), default=DEFAULT_THREADS,
                    help=f"server threads; each live video or event stream holds one (default {DEFAULT_THREADS})")
-    p.add_argument("--video-fps", type=float, default=8.0, help="most frames per second sent to each phone")
-    p.add_argument("--evidence-hands", type=int, default=None, metavar="N",
+    p.add_argument("--video-fps", type=positive, default=8.0, help="most frames per second sent to each phone")
+    p.add_argument("--evidence-hands", type=whole(0), default=None, metavar="N",
                    help="keep the annotated picture of every verdict for the last N hands, beside the ledger "
                         "(default 200; 0: keep no pictures)")
     p.add_argument("--https", action="store_true",
                    help="serve over HTTPS with a self-signed certificate kept in the user data directory "
                         "(needed for --source phone: browsers give the camera only to secure pages)")
     p.set_defaults(func=run)
+
+
+def money_per_point(text: str) -> float:
+    """An argparse type: money per point, a whole number of cents from 0 (checked as the ledger keeps it)."""
+    from tableref.ledger.errors import MoneyError
+    from tableref.ledger.money import point_value_cents
+
+    try:
+        return point_value_cents(text.strip().replace(",", ".")) / 100
+    except MoneyError as exc:
+        raise argparse.ArgumentTypeError(str(exc.message).replace("'point_value' ", "")) from None
 
 
 def lan_addresses() -> list[str]:
@@ -81,9 +94,25 @@ def lan_addresses() -> list[str]:
     return out
 
 
-def _fail(message: str) -> int:
-    print(f"tableref serve: {message}", file=sys.stderr)
-    return 2
+def _fail(message, field: str | None = None) -> int:
+    return fail("serve", message, field)
+
+
+def listen_problem(host: str, port: int, exc: BaseException) -> tuple[str, str]:
+    """Why the server cannot listen on ``host:port``, and the option to change."""
+    import errno
+
+    code = getattr(exc, "errno", None)
+    if isinstance(exc, ValueError) or isinstance(exc, socket.gaierror) or code == errno.EADDRNOTAVAIL:
+        mine = ", ".join(["127.0.0.1", *lan_addresses()])
+        return (f"{host} is not an address of this computer (its addresses: {mine}; 0.0.0.0 listens on all "
+                "of them)", "host")
+    if code == errno.EADDRINUSE:
+        return f"port {port} is in use by another program: try --port {port + 1 if port < 65535 else 8000}", "port"
+    if code == errno.EACCES:
+        return f"this user may not listen on port {port} (ports below 1024 need administrator rights): " \
+               f"try --port {DEFAULT_PORT}", "port"
+    return f"cannot listen on {host}:{port}: {getattr(exc, 'strerror', None) or exc}", "port"
 
 
 def given_setup(args) -> dict:
@@ -101,6 +130,30 @@ def build_setup(args, resumed: dict | None) -> tuple[dict, bool]:
     return merge_setup(resumed, given_setup(args))
 
 
+def report_camera(session) -> None:
+    """Say in the terminal when the camera fails or comes back (one line each), for as long as the session runs."""
+    import threading
+
+    log = logging.getLogger("tableref.camera")
+    q = session.subscribe()
+
+    def follow():
+        said = None                 # the last status said: a camera retrying says so once
+        while True:
+            ev = q.get()
+            status = ev.get("status")
+            if ev.get("type") != "camera_status" or status == said:
+                continue
+            if status in ("error", "lost", "reconnecting", "stale"):
+                log.warning("camera %s: %s", status, ev.get("message", ""))
+                said = status
+            elif status == "ok" and said is not None:
+                log.info("camera ok: %s", ev.get("message", ""))
+                said = None
+
+    threading.Thread(target=follow, name="tableref-camera-report", daemon=True).start()
+
+
 def run(args) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
@@ -113,13 +166,9 @@ def run(args) -> int:
     from tableref.table.setup import SetupError
     from tableref.web.app import close_app, create_app
 
-    if not 1 <= args.port <= 65535:
-        return _fail(f"--port must be 1-65535, got {args.port}")
-    if args.threads < 8:
-        return _fail("--threads must be at least 8")
     pin = args.pin if args.pin is not None else os.environ.get("TABLEREF_PIN")
     if pin is not None and not pin.strip():
-        return _fail("the host PIN cannot be empty")
+        return _fail("the host PIN cannot be empty", "pin")
     zones = None
     if args.zones:
         import json
@@ -127,23 +176,41 @@ def run(args) -> int:
         try:
             with open(args.zones, encoding="utf-8") as fh:
                 zones = json.load(fh)
-        except (OSError, ValueError) as exc:
-            return _fail(f"cannot read the zone file {args.zones}: {exc}")
+        except OSError as exc:
+            return _fail(f"cannot read the zone file {args.zones}: {(exc.strerror or str(exc)).lower()}", "zones")
+        except ValueError as exc:
+            return _fail(f"the zone file {args.zones} is not valid JSON: {exc}", "zones")
+    if args.source is not None:
+        problem = source_problem(args.source)
+        if problem:
+            return _fail(problem, "source")
+    from tableref.cli.vision import machine_settings
+
+    try:
+        machine = machine_settings()
+    except ValueError as exc:
+        return _fail(str(exc))
     try:
         service = TableService.open(given_setup(args), db=args.db, new_session=args.new_session, zones=zones,
-                                    who="tableref serve")
+                                    who="tableref serve", session_options={"machine": machine})
     except (SetupError, LedgerError, LedgerInUse) as exc:
+        return _fail(exc.message, exc.field)
+    except SchemaError as exc:
+        return _fail(str(exc), "db")
+    except SessionError as exc:
         return _fail(exc.message)
-    except (SchemaError, SessionError, OSError, ValueError) as exc:
-        return _fail(str(exc))
+    except (OSError, sqlite3.Error) as exc:
+        from tableref.ledger.store import default_path
+
+        db = args.db or default_path(create=False)
+        return _fail(ledger_problem(db, exc) if isinstance(exc, OSError) else f"cannot open the ledger {db}: {exc}",
+                     "db")
     try:
         setup = service.setup()
         threads = args.threads
         from tableref.ledger.evidence import DEFAULT_KEEP_HANDS, EvidenceStore
 
         keep = DEFAULT_KEEP_HANDS if args.evidence_hands is None else args.evidence_hands
-        if keep < 0:
-            return _fail("--evidence-hands must be 0 or more")
         try:
             evidence = EvidenceStore.for_ledger(service.ledger.path, keep_hands=keep)
         except (OSError, sqlite3.Error) as exc:
@@ -173,9 +240,8 @@ def run(args) -> int:
                                        connection_limit=1000, channel_timeout=300, asyncore_use_poll=True,
                                        ident="tableref")
                 port = server.effective_port
-        except OSError as exc:
-            return _fail(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc} "
-                         "(another program uses the port? try --port 8001)")
+        except (OSError, ValueError) as exc:
+            return _fail(*listen_problem(args.host, args.port, exc))
         service.session.start()
         scheme = "https" if certificate is not None else "http"
         urls = [f"{scheme}://{args.host if args.host not in ('0.0.0.0', '::') else '127.0.0.1'}:{port}/"]
@@ -193,12 +259,19 @@ def run(args) -> int:
             print(f"    SHA-256 fingerprint  {certificate.fingerprint}", flush=True)
             print("    (self-signed: each browser warns once; check the fingerprint in its certificate details)",
                   flush=True)
-        if setup["source"] == "phone":
+        if setup["source"] == "phone" and not lan:
+            print(f"    camera  a phone cannot open {args.host}: serve with --host 0.0.0.0"
+                  f"{'' if certificate is not None else ' --https'}, then open the /camera address it prints "
+                  "on the phone", flush=True)
+        elif setup["source"] == "phone":
             print(f"    camera  open {urls[-1]}camera on the phone, log in with the PIN, allow the camera"
                   + ("" if certificate is not None else " (needs --https: browsers give the camera only "
                                                          "to secure pages)"), flush=True)
-        print(f"    game  {setup['game']}, players {', '.join(setup['players'])}, source {setup['source']}",
-              flush=True)
+        print(f"    game  {setup['game']}, players {', '.join(setup['players'])}, source {setup['source']}"
+              + (" (as the ledger session had it)" if args.source is None and service.resumed else ""), flush=True)
+        problem = source_problem(setup["source"]) if args.source is None else None
+        if problem:
+            print(f"    camera  {problem}: choose another on the Setup page or start with --source", flush=True)
         if where["temporary"]:
             print(f"    ledger  {where['note']}", flush=True)
         else:
@@ -210,6 +283,7 @@ def run(args) -> int:
             print("    (only this computer can open it; use --host 0.0.0.0 for phones on the same network)",
                   flush=True)
         print("", flush=True)
+        report_camera(service.session)
 
         def stop(*_):
             close_app(app)  # ends the live streams, so the server's threads finish at once
