@@ -396,68 +396,6 @@ class TableSession:
             self._scan_stale = False
             if not self._waiting_clear:
                 return []
-            return self._start_next_hand(t, f"hand {self.hand_no + 1} starts (the table was cleared)",
-                                         forget_table=True)
-
-    def _start_next_hand(self, t: float, text: str, *, forget_table: bool, **fields) -> list[dict]:
-        """Start the next hand (under the lock); ``forget_table``: the table is empty, start the tracker afresh."""
-        if forget_table:
-            if self._tracker is not None:
-                self._tracker.reset()
-            self._scanner = None
-            self._last_table = None
-            self._corrections.clear()                 # track ids start again
-        self._new_hand()
-        evs = [make_event("hand_start", t, text, hand_no=self.hand_no, **fields)]
-        self._emit_all(evs)
-        return evs
-
-    def next_hand(self) -> dict:
-        """The host starts the next hand now (the table need not be cleared). The cards on the table
-        stay the last hand's: they are not judged in the new one. A hand not yet decided is set aside,
-        nothing recorded, and played again under its number. Returns what happened."""
-        with self._lock:
-            decided = self._waiting_clear
-            previous = self.hand_no
-            if not decided:
-                self.hand_no -= 1                     # the same hand again: its number is still free
-            on_table = {c.track_id for c in self._last_table.cards} if self._last_table is not None else set()
-            if self._tracker is not None:
-                on_table |= {tr.id for tr in self._tracker.confirmed_tracks()}
-            self._stale = on_table
-            self._scan_stale = bool(self.spec.count_scan)
-            t = self._last_table.t if self._last_table is not None else 0.0
-            text = (f"host: hand {self.hand_no + 1} starts" if decided else
-                    f"host: hand {previous} starts again (not recorded)")
-            self._start_next_hand(t, text, forget_table=False, by="host", previous=previous,
-                                  previous_decided=decided)
-            return {"hand_no": self.hand_no, "previous": previous, "previous_decided": decided}
-
-    # ------------------------------------------------------------------ the hand boundary
-    def _read_as(self) -> dict[int, str | None]:
-        """Track id -> label for the tracker's cards: the host's corrections, and None (not judged)
-        for cards of the previous hand still on the table."""
-        return {**self._corrections, **dict.fromkeys(self._stale)}
-
-    def _watch_clear(self, obs) -> list[dict]:
-        """The hand boundary, one analysed frame at a time: when no face-up card has been seen for
-        :data:`CLEAR_TABLE_SECONDS`, the table was cleared; a decided hand's next hand begins, with
-        the table forgotten (the new hand's cards are new cards wherever they are laid)."""
-        min_conf = float(self._tracker_options.get("min_confidence", 0.25))
-        seen = any(d.confidence >= min_conf for d in obs.cards)
-        t = float(obs.t)
-        if seen or float(obs.sharpness) < BLANK_SHARPNESS or (self._clear_since is not None and t < self._clear_since):
-            self._clear_since = None
-            return []
-        if self._clear_since is None:
-            self._clear_since = t
-        if t - self._clear_since < CLEAR_TABLE_SECONDS - 1e-9:
-            return []
-        with self._lock:
-            self._stale.clear()                       # whatever lay there is gone
-            self._scan_stale = False
-            if not self._waiting_clear:
-                return []
             return self._start_next_hand(t, f"hand {self.hand_no + 1} starts: the table was cleared",
                                          forget_table=True, cleared=True)
 
