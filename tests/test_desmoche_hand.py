@@ -233,10 +233,11 @@ def test_automatic_win_declared_before_first_draw():
     with pytest.raises(IllegalAction, match="automatic win was declared"):
         h.draw("b")
     h.end_declarations()
-    # both have A K Q J 10 8 7 ... : b has AS K Q J 10 8 7 4 2, c has A K Q J 10 8 7 4 3 -> c
-    assert h.winner == "c" and h.autowin == "peladilla"
+    # after the Cambio b has AS K Q J 10 8 7 4 2 and c has AC K Q J 10 8 7 4 3, but b is judged on the better of
+    # its two hands, the dealt one (AS K Q J 10 8 7 4 3): a tie, which goes to b, nearest the dealer c
+    assert h.winner == "b" and h.autowin == "peladilla"
     s = h.settle()
-    assert s.net == {"a": -2, "b": -2, "c": 4}
+    assert s.net == {"a": -2, "b": 4, "c": -2}
 
 
 def test_autowin_counts_before_the_cambio():
