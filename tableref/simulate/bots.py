@@ -5,8 +5,10 @@ added, desmoche moves, the centre's face-up card, hands laid down for counting)
 becomes a :class:`Keyframe`; the hand's outcome, computed by the referee, is the
 ground truth that ``tableref watch`` must reproduce from the video.
 
-The bots are simple and greedy, but every move they make is checked with the
-referee (:mod:`referee.desmoche`, :mod:`referee.marriage`); they never cheat.
+The bots are simple and greedy and only choose: a Desmoche hand is played on the
+referee's :class:`~tableref.referee.desmoche.hand.DesmocheHand` (the deal, the
+Cambio, automatic wins, draws, claims, payments and the settlement are its), a
+Marriage hand is analysed and settled by :mod:`referee.marriage`; they never cheat.
 """
 from __future__ import annotations
 
@@ -18,10 +20,9 @@ from dataclasses import dataclass, field
 from tableref.live.setup import DEFAULT_NAMES
 from tableref.referee.cards import Card, format_cards, full_pack
 dm_autowin = importlib.import_module("tableref.referee.desmoche.autowin")  # (the package re-exports a function of that name)
-from tableref.referee.desmoche.melds import check_table, laid_order, meld_kind
-from tableref.referee.desmoche.seats import claim_order, next_player, play_order
-from tableref.referee.desmoche.settings import DesmocheSettings
-from tableref.referee.desmoche.settle import settle_hand
+from tableref.referee.desmoche.hand import DesmocheHand
+from tableref.referee.desmoche.melds import laid_order, meld_kind
+from tableref.referee.desmoche.settings import desmoche_settings
 
 
 @dataclass
@@ -66,18 +67,24 @@ def _labels(melds) -> list[list[str]]:
 
 
 class DesmocheBot:
-    """A greedy Desmoche player: uses every card it can, pays its least useful card."""
+    """A greedy Desmoche player: uses every card it can, pays its least useful card.
 
-    def __init__(self, name: str, seat: int, rng: random.Random, settings: DesmocheSettings,
-                 sloppy: float = 0.0):
-        self.name, self.seat, self.rng, self.settings = name, seat, rng, settings
-        self.hand: list[Card] = []
-        self.melds: list[list[Card]] = []
+    The bot only chooses; the hand it plays (its cards, its melds, whose turn it is,
+    who may take a card) is the referee's :class:`DesmocheHand`, which refuses any
+    move the rules forbid.
+    """
+
+    def __init__(self, name: str, seat: int, rng: random.Random, game: DesmocheHand, sloppy: float = 0.0):
+        self.name, self.seat, self.rng, self.game = name, seat, rng, game
         self.sloppy = sloppy            # chance of laying a meld out of order (a warning, not illegal)
 
     @property
-    def table_count(self) -> int:
-        return sum(len(m) for m in self.melds)
+    def hand(self) -> list[Card]:
+        return self.game.hands[self.name]
+
+    @property
+    def melds(self) -> list[list[Card]]:
+        return self.game.table[self.name]
 
     # -- what can be done with a card ----------------------------------------------------
     def _order(self, cards: list[Card]) -> list[Card]:
@@ -124,45 +131,48 @@ class DesmocheBot:
         cands = [o for o in options if o[0] == best]
         return cands[self.rng.randrange(len(cands))]
 
-    def apply(self, card: Card, action) -> list[str]:
-        """Lay ``card`` as planned (and extend melds with hand cards). Returns moved/new labels."""
+    def lay(self, card: Card, action) -> tuple[list[list[Card]], list[str]]:
+        """The bot's whole table after laying ``card`` as planned (and extending its melds with
+        hand cards that fit, as a player may whenever they use a card), and the labels of the
+        cards that appeared or moved. Nothing changes until the referee accepts it."""
+        hand = list(self.hand)
+        melds = [list(m) for m in self.melds]
         targets = [str(card)]
         kind = action[0]
         if kind == "extend":
             _, i, side = action
             if side == "left":
-                self.melds[i].insert(0, card)
+                melds[i].insert(0, card)
             else:
-                self.melds[i].append(card)
+                melds[i].append(card)
         elif kind == "new":
             cards = action[1]
             for c in cards:
-                self.hand.remove(c)
-            self.melds.append(self._order(cards + [card]))
+                hand.remove(c)
+            melds.append(self._order(cards + [card]))
             targets += [str(c) for c in cards]
         elif kind == "desmoche":
             _, i, x, cards = action
             for c in cards:
-                self.hand.remove(c)
-            self.melds[i].remove(x)
-            self.melds.append(self._order(cards + [card, x]))
+                hand.remove(c)
+            melds[i].remove(x)
+            melds.append(self._order(cards + [card, x]))
             targets += [str(c) for c in cards] + [str(x)]
-        # extend own melds with hand cards that fit (allowed any time a card is used)
         changed = True
-        while changed and self.hand:
+        while changed and hand:
             changed = False
-            for c in list(self.hand):
-                for m in self.melds:
+            for c in list(hand):
+                for m in melds:
                     if c not in m and meld_kind(m + [c]) is not None:
                         if meld_kind(m) == "run" and c.rank < min(x.rank for x in m):
                             m.insert(0, c)
                         else:
                             m.append(c)
-                        self.hand.remove(c)
+                        hand.remove(c)
                         targets.append(str(c))
                         changed = True
                         break
-        return targets
+        return melds, targets
 
     def usefulness(self, c: Card, pool: list[Card]) -> float:
         score = 0.0
@@ -178,40 +188,42 @@ class DesmocheBot:
                 score += 3
         return score + self.rng.random() * 0.1
 
-    def pay(self) -> Card:
+    def payment(self) -> Card:
+        """The hand card to pay with: the least useful."""
         pool = self.hand + [c for m in self.melds for c in m]
-        c = min(self.hand, key=lambda x: self.usefulness(x, pool))
-        self.hand.remove(c)
-        return c
+        return min(self.hand, key=lambda x: self.usefulness(x, pool))
 
     def cambio_card(self) -> Card:
-        c = min(self.hand, key=lambda x: self.usefulness(x, self.hand))
-        self.hand.remove(c)
-        return c
+        """The hand card to pass in the Cambio: the least useful."""
+        return min(self.hand, key=lambda x: self.usefulness(x, self.hand))
 
 
 def play_desmoche(seed: int, n_players: int | None = None, rules: dict | None = None,
                   stake: int = 1, max_turns: int = 200) -> Script:
-    """Play one hand of Desmoche with bots; return the script and the truth."""
-    from tableref.referee.desmoche.settings import desmoche_settings
+    """Play one hand of Desmoche with bots; return the script and the truth.
 
+    The hand is the referee's :class:`DesmocheHand`: the deal, the Cambio, the automatic
+    wins, every draw, take, payment and claim go through it, so a bot can only do what
+    the rules allow; the settlement is its settlement.
+    """
     settings = desmoche_settings(rules)
     rng = random.Random(seed)
     n = n_players or rng.choice([2, 3, 3, 4, 4])
     names = list(DEFAULT_NAMES[:n])
+    dealer = names[-1]
+    game = DesmocheHand(names, dealer=dealer, rules=settings, stake=stake)
     sloppy = 0.15
-    bots = [DesmocheBot(nm, i, random.Random(rng.random()), settings, sloppy) for i, nm in enumerate(names)]
+    bots = [DesmocheBot(nm, i, random.Random(rng.random()), game, sloppy) for i, nm in enumerate(names)]
     by_name = {b.name: b for b in bots}
     deck = full_pack()
     rng.shuffle(deck)
-    dealer = names[-1]
-    order = play_order(names, dealer, settings)
+    dealt: dict[str, list[Card]] = {p: [] for p in names}
     for _ in range(9):
-        for p in order:
-            by_name[p].hand.append(deck.pop())
-    dealt = {b.name: list(b.hand) for b in bots}
+        for p in game.order:
+            dealt[p].append(deck.pop())
+    game.deal(dealt, stock=deck[::-1])          # the stock is drawn from the end of the shuffled pack
     frames: list[Keyframe] = []
-    discard: list[Card] = []
+    discard: list[Card] = []                    # face up in the centre: the cards nobody used
 
     def snap(actor, targets, text, centre=None, face_up_hands=None):
         table = []
@@ -221,66 +233,28 @@ def play_desmoche(seed: int, n_players: int | None = None, rules: dict | None = 
             else:
                 table.append(_labels(b.melds))
         cen = centre if centre is not None else ([str(discard[-1])] if discard else [])
-        frames.append(Keyframe(table, cen, len(deck), actor, list(targets), text))
+        frames.append(Keyframe(table, cen, len(game.stock), actor, list(targets), text))
 
     snap(None, [], "the hand is dealt")
-    # Cambio: each passes one card face down to the next player in play direction
-    passes = {b.name: b.cambio_card() for b in bots}
+    # the Cambio: each passes one card face down to the next player in the direction of play
     for b in bots:
-        giver = [p for p in names if next_player(names, p, settings) == b.name][0]
-        b.hand.append(passes[giver])
+        game.cambio(b.name, b.cambio_card())
     # automatic wins (before or after the Cambio), declared before the first draw
-    claims = {}
     for b in bots:
-        kind, cards = dm_autowin.best_autowin(b.hand, settings, before_cambio=dealt[b.name])
-        if kind:
-            claims[b.name] = (kind, cards)
-    winner = None
-    autowin_kind = None
+        if dm_autowin.best_autowin(b.hand, settings, game.dealt[b.name])[0]:
+            game.declare_autowin(b.name)
+    claims = dict(game.claims)
     if claims:
-        winner = dm_autowin.resolve(claims, order)
-        autowin_kind = claims[winner][0]
+        game.end_declarations()
         shown = {p: claims[p][1] for p in claims}
         snap(None, [str(c) for p in shown for c in shown[p]],
              "automatic win declared: " + ", ".join(f"{p} ({claims[p][0]})" for p in claims),
              centre=[], face_up_hands={p: _autowin_layout(shown[p]) for p in shown})
         melds_final = {p: ([shown[p]] if p in shown else []) for p in names}
     else:
-        current = order[0]
-        turns = 0
-        while deck and winner is None and turns < max_turns:
-            turns += 1
-            card = deck.pop()
-            offer_to = [current] + [p for p in claim_order(names, current, settings) if p != current]
-            holder = current
-            while True:
-                user = None
-                for p in offer_to:
-                    plan = by_name[p].plan(card)
-                    if plan is not None:
-                        user = p
-                        break
-                if user is None:
-                    discard.append(card)
-                    current = next_player(names, holder, settings)
-                    break
-                bot = by_name[user]
-                targets = bot.apply(card, plan[1])
-                if bot.table_count == 10 and not bot.hand:
-                    if check_table(bot.melds, settings).complete:
-                        winner = user
-                        snap(bot.seat, targets, f"{user} lays {card} and has ten cards on the table")
-                        break
-                paid = bot.pay()
-                snap(bot.seat, targets, f"{user} uses {card} and pays {paid}")
-                holder = user
-                card = paid
-                offer_to = [p for p in claim_order(names, user, settings) if p != user]
-            if winner is None and current is not None and not deck:
-                break
-        melds_final = {b.name: [list(m) for m in b.melds] for b in bots}
-    settlement = settle_hand(names, winner=winner, stake=stake, pot_carried=0, melds=melds_final,
-                             autowin=autowin_kind, dealer=dealer, settings=settings)
+        _play(game, by_name, discard, snap, max_turns)
+        melds_final = {p: [list(m) for m in game.table[p]] for p in names}
+    settlement = game.settle()
     # a last, still frame so the end state is visible for a while
     last = frames[-1]
     frames.append(Keyframe(last.table, last.centre, last.stock, None, [], "end of hand"))
@@ -290,14 +264,58 @@ def play_desmoche(seed: int, n_players: int | None = None, rules: dict | None = 
         "players": names,
         "dealer": dealer,
         "stake": stake,
-        "winner": winner,
-        "autowin": autowin_kind,
+        "winner": game.winner,
+        "autowin": game.autowin,
         "net": dict(settlement.net),
         "settlement": settlement.to_json(),
         "melds": {p: _labels(ms) for p, ms in melds_final.items()},
         "rules": rules or {},
     }
     return Script("desmoche", seed, names, frames, truth)
+
+
+def _play(game: DesmocheHand, by_name: dict[str, DesmocheBot], discard: list[Card], snap, max_turns: int) -> None:
+    """Play from the first draw to the end of the hand: each card on offer goes to the first bot
+    that uses it, in the order the referee gives the say; a keyframe for every change of the table."""
+    turns = 0
+    card = None
+    while game.phase != "over":
+        if game.must_pay is not None:          # the forced meld put the card onto this player's meld
+            payer = by_name[game.must_pay]
+            paid = payer.payment()
+            game.pay(payer.name, paid)
+            snap(payer.seat, [str(card)], f"{card} goes onto {payer.name}'s meld (forced meld); "
+                                          f"{payer.name} pays {paid}")
+            card = paid
+            continue
+        if game.offer is None:
+            if turns >= max_turns:
+                raise RuntimeError(f"the hand did not end in {max_turns} draws")
+            turns += 1
+            card = game.draw(game.turn if game.phase == "play" else game.order[0])
+            continue
+        offer = game.offer
+        speaker = offer.owner if offer.drawer_stage else offer.pending[0]
+        bot = by_name[speaker]
+        plan = bot.plan(card)
+        if plan is None:
+            game.decline(speaker)
+            if game.winner is not None:         # the forced meld made ten cards on the table
+                snap(by_name[game.winner].seat, [str(card)],
+                     f"{card} goes onto {game.winner}'s meld and {game.winner} has ten cards on the table")
+            elif game.offer is None and game.must_pay is None:
+                discard.append(card)            # nobody used it
+            continue
+        melds, targets = bot.lay(card, plan[1])
+        if game.take(speaker, melds):
+            snap(bot.seat, targets, f"{speaker} lays {card} and has ten cards on the table")
+        elif game.must_pay == speaker:
+            paid = bot.payment()
+            game.pay(speaker, paid)
+            snap(bot.seat, targets, f"{speaker} uses {card} and pays {paid}")
+            card = paid
+        else:
+            snap(bot.seat, targets, f"{speaker} lays {card}: {game.disqualified[speaker]}")
 
 
 def _autowin_layout(cards: list[Card]) -> list[Card]:
