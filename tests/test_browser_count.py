@@ -27,16 +27,16 @@ PIN = "555666"
 
 
 @contextlib.contextmanager
-def served_table(tmp_path, players):
-    """A real Marriage table session and ledger behind the real app, on a free loopback port."""
-    session = TableSession(source="unused", game="marriage", players=players)
+def served_table(tmp_path, players, game="marriage"):
+    """A real table session (no camera) and ledger behind the real app, on a free loopback port."""
+    session = TableSession(source="unused", game=game, players=players)
     ledger = Ledger(tmp_path / "ledger.sqlite3")
     app = create_app(session, ledger, pin=PIN)
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_port}", session, ledger
+        yield f"http://127.0.0.1:{server.server_port}", session, ledger, app.extensions["tableref"].service
     finally:
         server.shutdown()
         close_app(app)
@@ -96,7 +96,7 @@ def _recorded(ledger, timeout=10.0):
 
 def test_count_page_settles_a_hand_entered_by_the_host(tmp_path, browser):
     """No seat scanned (an empty table): tiplu JC, maal 10 / 3 / 0, Ana and Beto have seen, Ana wins."""
-    with served_table(tmp_path, ["Ana", "Beto", "Cris"]) as (base, session, ledger):
+    with served_table(tmp_path, ["Ana", "Beto", "Cris"]) as (base, session, ledger, _):
         page = _host_page(browser, base, "en")
         page.fill("#tiplu", "JC")
         for player, maal in {"Ana": 10, "Beto": 3, "Cris": 0}.items():
@@ -119,7 +119,7 @@ def test_count_page_settles_scanned_and_host_entered_seats_and_updates_live(tmp_
     last = sc.keyframes[-1].table
     ana, beto = sc.players.index("Ana"), sc.players.index("Beto")
     only = lambda *seats: [last[i] if i in seats else [] for i in range(len(sc.players))]  # noqa: E731
-    with served_table(tmp_path, sc.players) as (base, session, ledger):
+    with served_table(tmp_path, sc.players) as (base, session, ledger, _):
         tiplu = [sc.truth["tiplu"]]          # the camera reads the tiplu in the centre
         session.feed_state(TableState.from_labels(only(ana), tiplu, 1.0))
         page = _host_page(browser, base, lang)

@@ -1,0 +1,141 @@
+"""The Table page and the Scoreboard in a real browser: the running score, Next hand, the table speaking,
+the chart of the evening and the totals across sessions.
+
+The web app runs in this process over a real :class:`TableSession` (no camera: the test feeds it
+the tables the camera would see) and a SQLite ledger; headless Chromium drives the pages. The
+browser's speech is replaced by a recorder (headless Chromium has no voices), with the voices a
+device would offer. Any page error fails the test (tests/conftest.py).
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+
+from tableref.live.events import TableState
+from tableref.web.i18n import say_event, translator
+
+from test_browser_count import PIN, browser, served_table  # noqa: F401 - the shared browser fixture
+
+P3 = ["Ana", "Beto", "Cris"]
+ANA_WINS = [["3H", "4H", "5H", "6H"], ["7S", "7D", "7C"], ["JD", "QD", "KD"]]
+SPEECH = """(voices) => {
+  window.__spoken = [];
+  window.SpeechSynthesisUtterance = class { constructor(text) { this.text = text; this.lang = ""; this.voice = null; } };
+  const synth = { getVoices: () => voices, speak: (u) => window.__spoken.push({ text: u.text, lang: u.lang }),
+                  addEventListener: () => {}, cancel: () => {} };
+  Object.defineProperty(window, "speechSynthesis", { value: synth, configurable: true });
+}"""
+
+
+def S(seats, centre=(), t=0.0):
+    return TableState.from_labels(seats, list(centre), t)
+
+
+def _page(browser, base, lang, voices=None, host=True, size=(412, 915)):  # noqa: F811
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    if voices is not None:
+        page.add_init_script(f"({SPEECH})({json.dumps(voices)})")
+    page.goto(f"{base}/lang/{lang}", wait_until="commit")
+    page.goto(base + "/", wait_until="commit")
+    if host:
+        page.click("#login-open")
+        page.fill("#login-pin", PIN)
+        page.click("#login-submit")
+        page.wait_for_selector("body[data-host='yes']")
+    page.wait_for_selector("#run-balances .run-balance")
+    return page
+
+
+def _until(pred, what, timeout=10.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        got = pred()
+        if got:
+            return got
+        time.sleep(0.1)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def test_running_score_next_hand_chart_and_totals(tmp_path, browser):  # noqa: F811
+    with served_table(tmp_path, P3, game="desmoche") as (base, session, ledger, service):
+        old = ledger.current_session()
+        ledger.commit_hand(old, {"type": "hand_end", "game": "desmoche", "winner": "Cris",
+                                 "net": {"Ana": -1, "Beto": -1, "Cris": 2}, "items": []}, who="test")
+        session_id = service.new_session(why="another evening")
+        page = _page(browser, base, "en")
+        # a hand on this session's table: the Table page shows each player's running balance, exactly
+        session.feed_state(S([ANA_WINS, [["9C", "10C", "JC"]], []], t=1.0))
+        hand = _until(lambda: ledger.hands(session_id), "the hand to be recorded")[0]
+        money = ledger.money(session_id)
+        page.wait_for_selector("#run-balances .run-balance[data-player='Ana'].pos", timeout=10_000)
+        for p in P3:
+            chip = page.locator(f"#run-balances .run-balance[data-player='{p}']")
+            assert chip.locator(".points").inner_text() == f"{hand['net'][p]:+d}".replace("+0", "0")
+            assert chip.locator(".money").inner_text() == money[p]
+        # the hand is over: the page says when the next begins; the host starts it now
+        page.wait_for_selector("#next-hand:not([hidden])")
+        assert "1.5 s" in page.inner_text("#next-hand")
+        page.click("#next-hand-button")
+        page.wait_for_selector("#ask-dialog[open]")
+        assert "hand 2" in page.inner_text("#ask-dialog h2").lower()
+        page.click("#ask-ok")
+        page.wait_for_selector("#next-hand", state="hidden", timeout=10_000)
+        assert session.snapshot()["hand_no"] == 2
+        entry = [e for e in ledger.entries(session_id) if e["kind"] == "next_hand"]
+        assert len(entry) == 1 and entry[0]["payload"]["previous_decided"] is True and entry[0]["who"] == "host"
+        page.wait_for_selector(".event-log li:has-text('the host started hand 2')", timeout=10_000)
+
+        # the Scoreboard: the chart, one line per player, the exact money written beside it; totals
+        page.goto(base + "/scoreboard", wait_until="commit")
+        page.wait_for_selector("#chart svg polyline")
+        assert page.locator("#chart svg polyline").count() == len(P3)
+        legend = {li.get_attribute("data-player"): li.locator(".money").inner_text()
+                  for li in page.locator("#chart .legend li").all()}
+        assert legend == money
+        page.wait_for_selector("#totals tbody tr")
+        rows = {r.get_attribute("data-player"): r for r in page.locator("#totals tbody tr").all()}
+        totals = {t["player"]: t for t in ledger.player_totals()}
+        for p in P3:
+            assert rows[p].locator(".hands-played").inner_text() == "2"
+            assert rows[p].locator(".net .money").inner_text() == totals[p]["money"]
+        assert rows["Ana"].locator(".hands-won").inner_text() == "1" and rows["Cris"].locator(".hands-won").inner_text() == "1"
+        assert "next hand" in page.inner_text("#journal")
+
+
+@pytest.mark.parametrize("lang,voice", [("es", "es-ES"), ("ne", "ne-NP")])
+def test_the_table_speaks_each_verdict_and_the_winner_in_the_page_language(tmp_path, browser, lang, voice):  # noqa: F811
+    with served_table(tmp_path, P3, game="desmoche") as (base, session, ledger, service):
+        page = _page(browser, base, lang, voices=[{"lang": "en-US", "name": "en"}, {"lang": voice, "name": lang}],
+                     host=False)
+        session.feed_state(S([[["3H", "4H", "5H"]], [], []], t=0.5))        # before the switch: said to nobody
+        page.wait_for_selector(".meld.valid")
+        page.check("#speak")
+        assert page.is_hidden("#speak-no-voice")
+        session.feed_state(S([[["3H", "4H", "5H"]], [["QS", "KS", "2S"]], []], t=1.0))       # an invalid meld
+        session.feed_state(S([ANA_WINS, [["QS", "KS", "2S"]], []], t=2.0))                  # Ana wins
+        end = session.results[-1]
+        said_end = say_event(end, translator(lang))
+        spoken = _until(lambda: page.evaluate("window.__spoken.length >= 2 && window.__spoken"), "the speech")
+        texts = [s["text"] for s in spoken]
+        invalid = [e for e in session.snapshot()["events"] if e["type"] == "meld_invalid"]
+        assert texts[0] == say_event(invalid[0], translator(lang)) and said_end in texts, texts
+        assert all(s["lang"] == voice for s in spoken)
+        assert re.search(r"Ana \+\d", said_end) and "Beto -" in said_end
+        # remembered on this device
+        page.reload(wait_until="commit")
+        page.wait_for_selector("#run-balances .run-balance")
+        assert page.is_checked("#speak")
+
+
+def test_the_table_is_silent_without_a_voice_for_the_language(tmp_path, browser):  # noqa: F811
+    with served_table(tmp_path, P3, game="desmoche") as (base, session, ledger, service):
+        page = _page(browser, base, "ne", voices=[{"lang": "en-US", "name": "en"}], host=False)
+        page.check("#speak")
+        page.wait_for_selector("#speak-no-voice:not([hidden])")
+        session.feed_state(S([ANA_WINS, [], []], t=1.0))
+        page.wait_for_selector("#banner:not([hidden])", timeout=10_000)
+        time.sleep(0.5)
+        assert page.evaluate("window.__spoken") == []
