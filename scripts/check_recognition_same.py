@@ -37,6 +37,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tableref.games import GAME_NAMES
+
 IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 REPO = Path(__file__).resolve().parents[1]
 # the real-table frame repeated: the shifts (dx, dy) of its successive frames, in pixels
@@ -46,10 +48,10 @@ SHIFTS = [(0, 0), (0, 0), (1, 0), (1, 1), (2, 1), (2, 1), (0, 0), (-1, 2), (-1, 
 def recognizers():
     """The photo and camera recognisers, and a function giving the live session's for a game."""
     from tableref.live.session import TableSession
-    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+    from tableref.vision.recognition import CardRecognizer, camera_preset, photo_preset
 
-    photo = CardRecognizer(config=RecognizerConfig.for_photos())
-    camera = CardRecognizer(config=RecognizerConfig())
+    photo = CardRecognizer(config=photo_preset())
+    camera = CardRecognizer(config=camera_preset())
 
     def live(game: str):
         return TableSession(source="demo", game=game)._get_recognizer()
@@ -60,7 +62,7 @@ def recognizers():
 def describe(rec) -> dict:
     """A recogniser's settings, as they decide what it reads."""
     return {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(rec.config).items()},
-            "index_px": [rec.index_px_min, rec.index_px_target, rec.index_px_max],
+            "index_px": [rec.band.min, rec.band.target, rec.band.max],
             "models": [rec.det_path.name, rec.cls_path.name], "backend": rec.backend, "imgsz": rec.imgsz}
 
 
@@ -131,14 +133,15 @@ def run(args) -> dict:
     sequences = []
     for spec in args.clip if args.clip is not None else default_clips():
         path, _, game = spec.rpartition(":")
-        if not path or game not in ("desmoche", "marriage"):
-            raise SystemExit(f"error: --clip: give VIDEO:GAME with GAME desmoche or marriage, not {spec!r}")
+        if not path or game not in GAME_NAMES:
+            raise SystemExit(f"error: --clip: give VIDEO:GAME with GAME one of {', '.join(GAME_NAMES)}, not {spec!r}")
         sequences.append((f"{Path(path).parent.name}/{Path(path).name}:{game}", game, clip_frames(path)))
     if args.real_table is not None:
         for p in images_in(Path(args.real_table)):
             img = cv2.imread(str(p))
             if img.shape[:2] == (720, 1280):
-                sequences.append((f"shifted/{p.name}:desmoche", "desmoche", (shifted(img, dx, dy) for dx, dy in SHIFTS)))
+                frames = (shifted(img, dx, dy) for dx, dy in SHIFTS)
+                sequences.append((f"shifted/{p.name}:desmoche", "desmoche", frames))
     for name, game, frames in sequences:
         print(f"sequence {name}", file=sys.stderr, flush=True)
         rec = live(game)
@@ -177,8 +180,8 @@ def differences(before, now, where: str = "") -> list[str]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--out", metavar="FILE.json", help="write every card read to this file")
     what.add_argument("--compare", metavar="FILE.json", help="compare with a file --out wrote; exit 1 on a difference")

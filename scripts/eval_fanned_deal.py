@@ -38,7 +38,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tableref.vision.detector import CardRecognizer, ModelError, RecognizerConfig
+from tableref.vision.recognition import CardRecognizer, ModelError, RecognizerConfig, camera_preset, photo_preset
 
 
 def load_labels(path: Path, w: int, h: int, x0: float = 0.0, y0: float = 0.0) -> list[dict]:
@@ -123,7 +123,7 @@ def evaluate(rec, image: np.ndarray, labels: list[dict], diagnose: bool = True) 
     res = {"labelled": n_lab, "found": n_found, "reported": len(cards), "correct": int(sum(correct)),
            "recall": n_found / n_lab, "precision": (sum(correct) / len(cards)) if cards else None,
            "per_hand": per_hand, "wrong": wrong, "passes": list(rec.last_stats.passes),
-           "index_px_min": rec.index_px_min, "missed": {}}
+           "index_px_min": rec.band.min, "missed": {}}
     if not diagnose:
         return res
     # why: the pipeline's own boxes and readings, a low-threshold detector pass, and the labelled box read
@@ -232,19 +232,21 @@ def main(argv=None) -> int:
     if image is None:
         print(f"error: cannot read {img_path}", file=sys.stderr)
         return 1
-    config = RecognizerConfig() if a.camera else RecognizerConfig.for_photos()
+    changes = {}
     for item in a.set:
         field_name, _, value = item.partition("=")
-        if not hasattr(config, field_name):
+        if field_name not in RecognizerConfig.__dataclass_fields__:
             print(f"error: RecognizerConfig has no field {field_name!r}", file=sys.stderr)
             return 2
-        kind = type(getattr(config, field_name))
+        default = getattr(RecognizerConfig(), field_name)
+        kind = type(default)
         try:
-            setattr(config, field_name, value if kind is str else (value.lower() in ("1", "true", "yes")) if kind is bool
-                    else float(value) if getattr(config, field_name) is None else kind(float(value)))
+            changes[field_name] = (value if kind is str else (value.lower() in ("1", "true", "yes")) if kind is bool
+                                   else float(value) if default is None else kind(float(value)))
         except ValueError:
             print(f"error: bad value for {field_name}: {value!r}", file=sys.stderr)
             return 2
+    config = camera_preset(**changes) if a.camera else photo_preset(**changes)
     try:
         rec = CardRecognizer(a.models, config=config)
     except ModelError as exc:

@@ -23,7 +23,7 @@ import numpy as np
 
 
 from tableref.bench import cpu_description, loadavg, real_frames
-from tableref.vision.detector import CardRecognizer
+from tableref.vision.recognition import CardRecognizer
 
 
 def main(argv=None) -> int:

@@ -9,7 +9,7 @@ uint8 activations), calibrated on synthetic table scenes rendered from the deck
 artwork (``datasets.decks``) -- never on the real validation photos. The
 detector's box/score decoding stays in float (one uint8 scale cannot hold pixel
 coordinates and probabilities at once). Each copy records the SHA-256 of its
-source model; ``vision.detector`` uses a copy only while it matches (retraining
+source model; ``vision.recognition`` uses a copy only while it matches (retraining
 makes it stale, and the float model is used again).
 
 Needs the ``onnx`` package (``pip install -e '.[train]'``); run time does not.
@@ -26,13 +26,9 @@ import numpy as np
 
 
 from tableref.vision.crops import index_crop, to_classifier_input
-from tableref.vision.detector import (
-    CardRecognizer,
-    RecognizerConfig,
-    file_sha256,
-    letterbox_view,
-    render_view,
-)
+from tableref.vision.recognition import CardRecognizer, RecognizerConfig
+from tableref.vision.runtime import file_sha256
+from tableref.vision.views import letterbox_view, render_view
 from tableref.training.evaluation import compose_meld_scene, compose_random_scene
 
 
@@ -139,11 +135,11 @@ def main(argv=None) -> int:
         h, w = img.shape[:2]
         view = letterbox_view(w, h, rec.imgsz, rect_stride=rec.rect_stride)
         x = render_view(img, view)[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
-        if not rec.dynamic or len(det_in) % 2 == 0:
+        if not rec.plan.dynamic or len(det_in) % 2 == 0:
             det_in.append(np.ascontiguousarray(x))
         boxes, _ = rec.find_indices(img)
         crops += [index_crop(img, b, size=rec.crop_size, margin=rec.crop_margin) for b in boxes]
-    if rec.dynamic:  # calibrate on square inputs of the nominal size
+    if rec.plan.dynamic:  # calibrate on square inputs of the nominal size
         det_in = [np.ascontiguousarray(render_view(img, letterbox_view(img.shape[1], img.shape[0], rec.imgsz))
                                        [:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0)
                   for img in calibration_scenes(min(args.scenes, 24))]
@@ -160,11 +156,11 @@ def main(argv=None) -> int:
     cls_batches = [to_classifier_input(crops[i:i + 32]) for i in range(0, min(len(crops), 1024) - 31, 32)]
     print(f"calibrating on {len(det_in)} detector inputs and {sum(len(b) for b in cls_batches)} index crops")
     if args.only != "classifier":
-        quantize(rec.det_path, rec.det_path.with_name(rec.det_path.stem + ".int8.onnx"), rec.det_input, det_in, True,
-                 args.method)
+        quantize(rec.det_path, rec.det_path.with_name(rec.det_path.stem + ".int8.onnx"), rec.det_net.input_name,
+                 det_in, True, args.method)
     if args.only != "detector":
-        quantize(rec.cls_path, rec.cls_path.with_name(rec.cls_path.stem + ".int8.onnx"), rec.cls_input, cls_batches,
-                 False, args.method)
+        quantize(rec.cls_path, rec.cls_path.with_name(rec.cls_path.stem + ".int8.onnx"), rec.cls_net.input_name,
+                 cls_batches, False, args.method)
     return 0
 
 

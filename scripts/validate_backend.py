@@ -27,7 +27,7 @@ import cv2
 
 from tableref import bench
 from tableref.training import evaluation
-from tableref.vision.detector import CardRecognizer, RecognizerConfig
+from tableref.vision.recognition import CardRecognizer, RecognizerConfig
 from tableref.vision.runtime import VALIDATION_FILE, file_sha256
 
 

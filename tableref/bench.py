@@ -12,7 +12,7 @@ Frames (:func:`default_frames`):
 Each frame is read ``warmup`` times untimed (the runtime plans its memory on the first run
 at each input shape), then ``repeat`` times timed, exactly as ``tableref detect`` and the live
 session call :meth:`CardRecognizer.recognize`. Per frame: the median wall time and, from the
-recogniser's :class:`~tableref.vision.detector.RecognitionStats` of the same runs, the
+recogniser's :class:`~tableref.vision.recognition.RecognitionStats` of the same runs, the
 medians of finding the indices (detector), reading them (classifier), the assembly, the
 outlines, the two networks alone and everything else (the non-network part).
 """

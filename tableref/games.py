@@ -4,10 +4,12 @@ A :class:`Game` says what the rest of the program needs to know about a game:
 how many may play, how many cards a hand holds, how many packs are shuffled,
 the referee's settings class (and its builder, which validates house rules),
 and its *live policy* -- the class that referees one hand at the live table
-(see :class:`tableref.live.hand.LiveHand`), how the camera should read the
-table, whether one pack lets the session repair a card read twice, and whether
-the hand is decided by a per-seat count scan. The session, the setup form, the
-ledger and the command line read this registry; nothing else lists the games.
+(see :class:`tableref.live.hand.LiveHand`), whether one pack lets the session
+repair a card read twice, and whether the hand is decided by a per-seat count scan
+(the camera reads such a table, and one of several packs, with the live table
+preset they call for: :func:`tableref.vision.recognition.live_table_preset`). The
+session, the setup form, the ledger and the command line read this registry;
+nothing else lists the games.
 
 The live hand class is named by its import path and loaded on first use, so
 reading the registry (the ledger does) never imports the live session.
@@ -15,7 +17,7 @@ reading the registry (the ledger does) never imports the live session.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tableref.referee.reasons import Reason
 
@@ -33,8 +35,6 @@ class Game:
     build_settings: str                #: "module:function" validating a rules dict into that class
     live_hand: str                     #: "module:Class" refereeing one hand at the live table
     json_commands: str                 #: module of the game's JSON rules commands (``tableref <game> ...``)
-    #: extra :class:`tableref.vision.detector.RecognizerConfig` fields for this game's table
-    recognizer: dict = field(default_factory=dict)
     count_scan: bool = False           #: decided by a per-seat count of laid-down hands
     carries_pot: bool = False          #: an undecided hand's pot goes on to the next hand
 
@@ -86,13 +86,7 @@ GAMES: dict[str, Game] = {g.name: g for g in (
          settings="tableref.referee.marriage.settings:MarriageRules",
          build_settings="tableref.referee.marriage.settings:build_rules",
          live_hand="tableref.live.marriage:MarriageLiveHand", json_commands="tableref.rules_json.marriage",
-         count_scan=True,
-         # the count: 21 cards a seat in overlapped strips, and no hurry; the table is read
-         # enlarged whenever its indices come out under 22 px (about a quarter more time per
-         # frame; on rendered counts 111 of 129 seats exact, not 103); three packs: identical
-         # cards lie in neighbouring melds
-         recognizer={"index_px_min": 22.0, "index_px_target": 26.0, "max_rect_pixels": 2_200_000,
-                     "several_packs": True}),
+         count_scan=True),
 )}
 
 GAME_NAMES: tuple[str, ...] = tuple(GAMES)

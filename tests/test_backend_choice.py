@@ -54,7 +54,7 @@ def test_tableref_models_names_other_models(tmp_path, monkeypatch):
     """TABLEREF_MODELS points every default reader (watch, serve, detect) at other models; a folder
     without recognition.json is refused with a clear error, not a traceback deep in ONNX."""
     from tableref.models import MODELS_DIR
-    from tableref.vision.detector import CardRecognizer
+    from tableref.vision.recognition import CardRecognizer
 
     monkeypatch.delenv("TABLEREF_MODELS", raising=False)
     assert runtime.default_models_dir() == MODELS_DIR

@@ -75,7 +75,7 @@ def server(tmp_path_factory):
     _need(source != "demo" or demo_clip("desmoche") is not None,
           "the built-in demo clip (tableref/demo/desmoche.mp4) is missing")
     try:
-        from tableref.vision.detector import CardRecognizer
+        from tableref.vision.recognition import CardRecognizer
 
         CardRecognizer()
     except Exception as exc:  # noqa: BLE001 - report why, whatever it is

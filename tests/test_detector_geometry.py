@@ -1,19 +1,12 @@
-"""Letterbox / tiles / decode / NMS of vision.detector, on synthetic data (no model needed)."""
+"""Letterbox / tiles / decode / NMS of the recogniser's views, on synthetic data (no model needed)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from tableref.vision.detector import (
-    View,
-    decode_yolo,
-    drop_cut_at_tile_edges,
-    ensure_bgr,
-    letterbox_view,
-    nms,
-    render_view,
-    tile_views,
-)
+from tableref.vision.decoding import decode_yolo, nms
+from tableref.vision.recognition import ensure_bgr
+from tableref.vision.views import View, drop_cut_at_tile_edges, letterbox_view, render_view, tile_views
 
 
 def test_letterbox_roundtrip_and_padding():

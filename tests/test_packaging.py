@@ -54,11 +54,11 @@ def test_normal_install_imports_from_the_package(wheel, tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     code = (
         "import importlib, sys\n"
-        "import tableref, tableref.referee.cards, tableref.vision.detector, tableref.web.app, tableref.models\n"
-        "from tableref.vision.detector import default_models_dir\n"
+        "import tableref, tableref.referee.cards, tableref.vision.recognition, tableref.web.app, tableref.models\n"
+        "from tableref.vision.runtime import default_models_dir\n"
         "from tableref.demo import clip as demo_clip\n"
         "site = sys.argv[1]\n"
-        "for m in (tableref, tableref.referee.cards, tableref.vision.detector, tableref.web.app):\n"
+        "for m in (tableref, tableref.referee.cards, tableref.vision.recognition, tableref.web.app):\n"
         "    assert m.__file__.startswith(site), (m.__name__, m.__file__)\n"
         "assert (default_models_dir() / 'index_detector.onnx').exists()\n"
         "assert str(default_models_dir()).startswith(site)\n"

@@ -28,16 +28,16 @@ def truth(path):
 
 @pytest.fixture(scope="module")
 def recognizer():
-    from tableref.vision.detector import CardRecognizer
+    from tableref.vision.recognition import CardRecognizer
 
     return CardRecognizer()
 
 
 @pytest.fixture(scope="module")
 def full_recognizer():
-    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+    from tableref.vision.recognition import CardRecognizer, camera_preset
 
-    return CardRecognizer(config=RecognizerConfig(fast_classifier=False))
+    return CardRecognizer(config=camera_preset(fast_classifier=False))
 
 
 def test_fixtures_present():
@@ -65,26 +65,26 @@ def test_the_full_classifier_reads_fixture_cards_too(full_recognizer, path):
     assert Counter(c.card for c in cards) == Counter(t.label for t in truth(path))
 
 
-def test_a_camera_reads_with_the_fast_classifier_and_a_photo_with_the_full_one(tmp_path, monkeypatch):
+def test_a_camera_reads_with_the_fast_classifier_and_a_photo_with_the_full_one(tmp_path):
     """recognition.json names a fast classifier: a camera's settings use it, the photo settings and
     TABLEREF_CLASSIFIER=full the full one; models without the fast file read with the full one."""
     import shutil
 
     from tableref.models import MODELS_DIR
-    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+    from tableref.vision.recognition import CardRecognizer, MachineSettings, camera_preset, photo_preset
 
     spec = json.loads((MODELS_DIR / "recognition.json").read_text())
     fast, full = spec["classifier"]["fast_file"], spec["classifier"]["file"]
     assert fast != full and (MODELS_DIR / fast).exists()
-    camera = CardRecognizer(config=RecognizerConfig())
+    camera = CardRecognizer(config=camera_preset())
     assert camera.cls_path.name == fast and camera.fast_classifier
-    assert CardRecognizer(config=RecognizerConfig.for_photos()).cls_path.name == full
-    monkeypatch.setenv("TABLEREF_CLASSIFIER", "full")
-    assert CardRecognizer(config=RecognizerConfig()).cls_path.name == full
-    monkeypatch.delenv("TABLEREF_CLASSIFIER")
+    assert CardRecognizer(config=photo_preset()).cls_path.name == full
+    machine = MachineSettings.from_environment({"TABLEREF_CLASSIFIER": "full"})
+    assert CardRecognizer(config=camera_preset(**machine.config_changes())).cls_path.name == full
+    assert MachineSettings.from_environment({}).config_changes() == {"backend": "auto"}
     for name in ("recognition.json", spec["detector"]["file"], full):
         shutil.copy(MODELS_DIR / name, tmp_path / name)
-    without = CardRecognizer(tmp_path, config=RecognizerConfig())
+    without = CardRecognizer(tmp_path, config=camera_preset())
     assert without.cls_path.name == full and not without.fast_classifier
 
 
@@ -145,7 +145,7 @@ def test_detect_table_lists_both_identical_kings(capsys):
 def test_a_video_keeps_the_enlarged_views_for_a_few_frames():
     import cv2
 
-    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+    from tableref.vision.recognition import CardRecognizer, RecognizerConfig
 
     cap = cv2.VideoCapture(str(Path(__file__).parent / "fixtures" / "table_clip" / "video.mp4"))
     n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
@@ -167,7 +167,7 @@ def test_a_video_keeps_the_enlarged_views_for_a_few_frames():
 
 def test_unsure_readings_are_read_again_turned_and_sure_ones_are_kept(recognizer):
     """``tta_uncertain``: with many crops, only those read with less than it get the turned vote."""
-    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+    from tableref.vision.recognition import CardRecognizer, RecognizerConfig
 
     img = cv2.imread(str(FIXTURES / "meld_and_duplicates.jpg"))
     boxes, _ = recognizer.find_indices(img)
@@ -188,18 +188,21 @@ def test_the_turned_vote_reads_each_crop_turned(recognizer):
     """The turned readings (made on the stacked crops at once) are those of each crop turned on its own:
     a camera's frames on its two sides, photos at all three turns (``vote_turns``)."""
     from tableref.vision.crops import index_crop, to_classifier_input
-    from tableref.vision.detector import CardRecognizer, RecognizerConfig, geometric_mean
+    from tableref.vision.recognition import RecognitionStats, camera_preset, photo_preset
+    from tableref.vision.recognition.looks import geometric_mean, read_turned
 
-    assert RecognizerConfig().vote_turns == (1, 3) and RecognizerConfig.for_photos().vote_turns == (1, 2, 3)
+    assert camera_preset().vote_turns == (1, 3) and photo_preset().vote_turns == (1, 2, 3)
     img = cv2.imread(str(FIXTURES / "meld_and_duplicates.jpg"))
     boxes, _ = recognizer.find_indices(img)
     crops = [index_crop(img, b, size=recognizer.crop_size, margin=recognizer.crop_margin) for b in boxes[:6]]
-    once = recognizer._read_inputs(to_classifier_input(crops))
-    each = {k: recognizer._read_inputs(to_classifier_input([np.ascontiguousarray(np.rot90(c, k)) for c in crops]))
-            for k in (1, 2, 3)}
-    photo = CardRecognizer(config=RecognizerConfig(vote_turns=(1, 2, 3)))
-    for rec, turns in ((recognizer, (1, 3)), (photo, (1, 2, 3))):
-        np.testing.assert_allclose(rec._read_turned(to_classifier_input(crops), once.copy()),
+
+    def read(x):
+        return recognizer.reader.read_inputs(x, RecognitionStats())
+
+    once = read(to_classifier_input(crops))
+    each = {k: read(to_classifier_input([np.ascontiguousarray(np.rot90(c, k)) for c in crops])) for k in (1, 2, 3)}
+    for turns in ((1, 3), (1, 2, 3)):
+        np.testing.assert_allclose(read_turned(read, to_classifier_input(crops), once.copy(), turns),
                                    geometric_mean(np.stack([once, *[each[k] for k in turns]])),
                                    atol=1e-6)
     assert np.array_equal(to_classifier_input(crops), to_classifier_input(np.stack(crops)))
@@ -219,7 +222,8 @@ def test_a_frame_array_refilled_with_the_next_frame_is_read_afresh(recognizer):
     fresh = recognizer.recognize(meld.copy())
     assert sorted(c.card for c in again) == sorted(c.card for c in fresh) != first
     assert [c.confidence for c in again] == [c.confidence for c in fresh]
-    assert recognizer._cutting is None and recognizer._frame is None
+    # one frame's state lives in an object made for that call: the recogniser holds no picture
+    assert not any(isinstance(v, np.ndarray) for v in vars(recognizer).values())
 
 
 def test_a_classifier_that_gives_logits_is_read_as_probabilities():
@@ -227,32 +231,32 @@ def test_a_classifier_that_gives_logits_is_read_as_probabilities():
     first output and turns every later output into the same probabilities; a classifier that
     gives probabilities is read as it is, even where a later batch would look like logits."""
     from tableref.vision.crops import index_crop, to_classifier_input
-    from tableref.vision.detector import CardRecognizer
+    from tableref.vision.recognition import CardRecognizer, RecognitionStats
 
     img = cv2.imread(str(FIXTURES / "meld_and_duplicates.jpg"))
     plain = CardRecognizer()
     boxes, _ = plain.find_indices(img)
     x = to_classifier_input([index_crop(img, b) for b in boxes[:5]])
-    probs = plain._read_inputs(x)
-    assert plain._cls_logits is False
+    probs = plain.reader.read_inputs(x, RecognitionStats())
+    assert plain.reader.gives_logits is False
     logits_rec = CardRecognizer()
     real_run = logits_rec.cls_net.run
     logits_rec.cls_net.run = lambda batch: np.log(real_run(batch)) + 3.0
     for _ in range(2):
-        np.testing.assert_allclose(logits_rec._read_inputs(x), probs, rtol=1e-4, atol=1e-6)
-    assert logits_rec._cls_logits is True
+        np.testing.assert_allclose(logits_rec.reader.read_inputs(x, RecognitionStats()), probs, rtol=1e-4, atol=1e-6)
+    assert logits_rec.reader.gives_logits is True
     # decided once: a model giving probabilities stays read as probabilities
     plain.cls_net.run = lambda batch: np.full((len(batch), len(plain.names)), 0.5, np.float32)
-    assert np.all(plain._read_inputs(x) == 0.5)
+    assert np.all(plain.reader.read_inputs(x, RecognitionStats()) == 0.5)
 
 
 def test_still_unsure_readings_are_also_read_from_a_tighter_box(recognizer):
     """``tight_reread``: crops still unsure after the turned vote are read again from their box shrunk
     about its centre (once for a camera's frames, turned too with ``tight_turned`` as for photos), and
     the two readings are averaged; sure crops keep their reading."""
-    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+    from tableref.vision.recognition import CardRecognizer, RecognizerConfig, photo_preset
 
-    assert not RecognizerConfig().tight_turned and RecognizerConfig.for_photos().tight_turned
+    assert not RecognizerConfig().tight_turned and photo_preset().tight_turned
     img = cv2.imread(str(FIXTURES / "meld_and_duplicates.jpg"))
     boxes, _ = recognizer.find_indices(img)
     base = CardRecognizer(config=RecognizerConfig(tight_reread=0.0))
@@ -276,8 +280,9 @@ def test_still_unsure_readings_are_also_read_from_a_tighter_box(recognizer):
 
 
 def test_the_turned_pass_maps_its_boxes_back_onto_the_indices(recognizer):
-    from tableref.vision.detector import CardRecognizer, RecognizerConfig, letterbox_view
     from tableref.vision.geometry import pairwise_overlap
+    from tableref.vision.recognition import CardRecognizer, RecognizerConfig
+    from tableref.vision.views import letterbox_view
 
     img = cv2.imread(str(FIXTURES / "cards_apart.jpg"))
     h, w = img.shape[:2]
@@ -296,7 +301,8 @@ def test_the_turned_pass_maps_its_boxes_back_onto_the_indices(recognizer):
 def test_a_camera_frame_read_turned_like_the_last_runs_both_passes_side_by_side():
     """A frame the size of the last one, which was read turned too, runs the full and the turned
     detector passes side by side (one core each): the same boxes and cards as one after the other."""
-    from tableref.vision.detector import CardRecognizer, letterbox_view
+    from tableref.vision.recognition import CardRecognizer
+    from tableref.vision.views import letterbox_view
 
     img = cv2.imread(str(FIXTURES / "fan.jpg"))
     rec = CardRecognizer(threads=2)
@@ -327,27 +333,27 @@ def test_the_outlines_found_in_the_helper_thread_are_those_found_after_the_assem
     thread."""
     import threading
 
-    from tableref.vision import detector
     from tableref.vision.assembly import assemble
-    from tableref.vision.detector import CardRecognizer
     from tableref.vision.outlines import merge_outline_cards
+    from tableref.vision.recognition import CardRecognizer, frame
+    from tableref.vision.recognition.frame import FrameReading
 
     img = cv2.imread(str(FIXTURES / name))
     rec = CardRecognizer(threads=2)
     started, cut_in = [], []
-    start, cut = rec._start_helpers, detector.cutting_picture
+    start, cut = FrameReading.start_helpers, frame.cutting_picture
 
-    def spy():
-        if rec._outlines_wanted is not None:
+    def spy(reading):
+        if reading._outlines_wanted:
             started.append(threading.current_thread() is threading.main_thread())
-        start()
+        start(reading)
 
-    def cut_spy(frame):
+    def cut_spy(picture):
         cut_in.append(threading.current_thread() is threading.main_thread())
-        return cut(frame)
+        return cut(picture)
 
-    rec._start_helpers = spy
-    monkeypatch.setattr(detector, "cutting_picture", cut_spy)
+    monkeypatch.setattr(FrameReading, "start_helpers", spy)
+    monkeypatch.setattr(frame, "cutting_picture", cut_spy)
     for _ in range(frames):
         got = rec.recognize(img)
     side_by_side = rec.last_stats.runs_side_by_side == 2
@@ -356,9 +362,9 @@ def test_the_outlines_found_in_the_helper_thread_are_those_found_after_the_assem
     # the crops' cutting picture made in the helper thread, once a frame
     assert started[-1] == (not side_by_side) and len(started) == frames
     assert cut_in == [False] * frames
-    assert rec.last_stats.cpu_ms_helpers > 0 and rec._quads is None and rec._cutting is None
+    assert rec.last_stats.cpu_ms_helpers > 0
     readings = rec.read_indices(img)      # no helper: outline_cards finds the quads itself
-    assert rec._quads is None and len(started) == frames and len(cut_in) == frames
+    assert len(started) == frames and len(cut_in) == frames
     h, w = img.shape[:2]
     cards = assemble(readings, rec.names, rec.geometry, min_confidence=0.0, image_size=(w, h),
                      det_power=rec.config.det_score_power)
@@ -373,7 +379,8 @@ def test_a_camera_reuses_the_readings_of_unchanged_indices_and_reads_changed_one
     """``reuse_readings``: an index whose picture is as in the last frame keeps its reading; one
     painted over with another card's index is read again; either way the readings are those of
     reading the frame afresh."""
-    from tableref.vision.detector import REUSE_MAX_FRAMES, CardRecognizer, RecognizerConfig
+    from tableref.vision.recognition import CardRecognizer, RecognizerConfig
+    from tableref.vision.recognition.memo import REUSE_MAX_FRAMES
 
     img = cv2.imread(str(FIXTURES / "cards_apart.jpg"))
     plain = CardRecognizer(threads=2)
@@ -407,7 +414,7 @@ def test_a_camera_reuses_the_readings_of_unchanged_indices_and_reads_changed_one
 
 
 def test_a_card_whose_readings_were_all_kept_is_marked_as_a_repeated_look():
-    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+    from tableref.vision.recognition import CardRecognizer, RecognizerConfig
 
     img = cv2.imread(str(FIXTURES / "cards_apart.jpg"))
     camera = CardRecognizer(threads=2, config=RecognizerConfig(reuse_readings=True))
@@ -421,7 +428,8 @@ def test_a_card_whose_readings_were_all_kept_is_marked_as_a_repeated_look():
 def test_a_camera_reuses_the_boxes_of_unchanged_views_and_runs_the_detector_on_changed_ones():
     """``reuse_views``: a frame like the last (up to noise) keeps the boxes found in its views; a
     frame with cards covered is read afresh, as a recogniser without a memory reads it."""
-    from tableref.vision.detector import REUSE_MAX_FRAMES, CardRecognizer, RecognizerConfig
+    from tableref.vision.recognition import CardRecognizer, RecognizerConfig
+    from tableref.vision.recognition.memo import REUSE_MAX_FRAMES
 
     img = cv2.imread(str(FIXTURES / "fan.jpg"))
     camera = CardRecognizer(threads=2, config=RecognizerConfig(reuse_views=True))
@@ -452,7 +460,7 @@ def test_only_the_tiles_a_change_touches_are_read_again():
     """A table read enlarged in tiles (as the Marriage count is): when one of four hands is taken
     away, the detector runs again on the tiles that show it, and the cards are those of reading the
     frame afresh."""
-    from tableref.vision.detector import CardRecognizer, RecognizerConfig
+    from tableref.vision.recognition import CardRecognizer, RecognizerConfig
 
     img = cv2.imread(str(FIXTURES / "fan.jpg"))
     frame = np.empty((720, 1280, 3), np.uint8)
@@ -478,7 +486,7 @@ def test_only_the_tiles_a_change_touches_are_read_again():
 
 def test_noise_does_not_count_as_a_changed_index_but_another_glyph_does():
     from tableref.vision.crops import index_crop
-    from tableref.vision.detector import reading_unchanged
+    from tableref.vision.recognition.memo import reading_unchanged
 
     img = cv2.imread(str(FIXTURES / "cards_apart.jpg"))
     boxes = [(530, 382, 556, 422), (549, 157, 577, 191), (437, 248, 460, 286)]   # 3S, AD, QS
@@ -493,7 +501,8 @@ def test_noise_does_not_count_as_a_changed_index_but_another_glyph_does():
 def test_a_photo_is_read_enlarged_where_a_camera_frame_is_not():
     """Small indices (here ~20 px at the detector's scale: the fan in a 1280x720 frame) are read in a
     camera's frames at their scale (and turned), in a photo enlarged to about 32 px; same cards."""
-    from tableref.vision.detector import PHOTO_INDEX_PX, CardRecognizer, RecognizerConfig
+    from tableref.vision.recognition import CardRecognizer, photo_preset
+    from tableref.vision.recognition.presets import PHOTO_INDEX_PX
 
     img = cv2.imread(str(FIXTURES / "fan.jpg"))
     h, w = img.shape[:2]
@@ -501,8 +510,8 @@ def test_a_photo_is_read_enlarged_where_a_camera_frame_is_not():
     frame[:] = img[2, 2]
     frame[(720 - h) // 2:(720 - h) // 2 + h, (1280 - w) // 2:(1280 - w) // 2 + w] = img
     camera = CardRecognizer(threads=2)
-    photo = CardRecognizer(threads=2, config=RecognizerConfig.for_photos())
-    assert photo.index_px_min == PHOTO_INDEX_PX[0] > camera.index_px_min
+    photo = CardRecognizer(threads=2, config=photo_preset())
+    assert photo.band.min == PHOTO_INDEX_PX[0] > camera.band.min
     seen = camera.recognize(frame)
     assert camera.last_stats.passes == ["full@0.500", "turned"]
     read = photo.recognize(frame)

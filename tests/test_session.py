@@ -312,7 +312,7 @@ def test_a_marriage_session_reads_the_table_as_three_packs_enlarged():
     m = TableSession(source="synthetic", game="marriage", players=["Ana", "Beto"])._get_recognizer()
     d = TableSession(source="synthetic", game="desmoche", players=["Ana", "Beto"])._get_recognizer()
     assert m.config.several_packs and not d.config.several_packs
-    assert m.index_px_min == 22.0 and d.index_px_min < 22.0
+    assert m.band.min == 22.0 and d.band.min < 22.0
     assert m.config.reuse_scale_frames == d.config.reuse_scale_frames == 4
 
 

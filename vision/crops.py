@@ -1,6 +1,6 @@
 """The one crop used for the corner-index classifier, in training and at run time.
 
-Training data (``datasets``) and inference (``vision.detector``) must cut index
+Training data (``datasets``) and inference (``vision.recognition``) must cut index
 crops the same way, so both call :func:`index_crop` (or :func:`index_crops`, many at once).
 """
 from __future__ import annotations

@@ -157,6 +157,7 @@ def _frame_count(source: str, every: int) -> int | None:
 
 def cmd_watch(args) -> int:
     from tableref import demo
+    from tableref.cli.vision import machine_settings
     from tableref.ledger.store import LedgerError, SchemaError
     from tableref.live.session import SessionError, resolve_source
     from tableref.table.lock import LedgerInUse
@@ -190,9 +191,13 @@ def cmd_watch(args) -> int:
     given = {"game": args.game, "source": args.source, "players": players, "seats": args.seats, "stake": stake,
              "rules": rules}
     try:
+        machine = machine_settings()
+    except ValueError as exc:
+        return _err(str(exc))
+    try:
         service = TableService.open(given, db=args.db or MEMORY, zones=zones, who="tableref watch",
                                     session_options={"realtime": args.realtime, "loop": False,
-                                                     "analyse_every": max(1, args.every)})
+                                                     "analyse_every": max(1, args.every), "machine": machine})
     except (SetupError, LedgerError, LedgerInUse) as exc:
         return _err(exc.message)
     except (SchemaError, SessionError, OSError, ValueError) as exc:

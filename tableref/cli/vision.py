@@ -2,7 +2,7 @@
 
 ``tableref detect [--json] [--annotate OUT.jpg] IMAGE...``
     Recognises the face-up cards in each image, read as a photo (small indices are
-    read enlarged further than in a camera's frames: ``RecognizerConfig.for_photos``).
+    read enlarged further than in a camera's frames: ``photo_preset``).
     With ``--json`` prints one JSON object per image per line::
 
         {"image": path, "width": w, "height": h, "ms": processing_ms,
@@ -31,6 +31,8 @@ import os
 import sys
 import time
 from pathlib import Path
+
+from tableref.cli.options import whole
 
 EXIT_IMAGE_FAILED = 1
 EXIT_NO_MODEL = 2
@@ -78,8 +80,8 @@ def register(sub) -> None:
                                    "cards) and its 104-card tiling when ../shared/data/real-table/ is present "
                                    "(or given images).")
     b.add_argument("images", nargs="*", metavar="IMAGE", help="time these images instead of the generated frames")
-    b.add_argument("--repeat", type=int, default=15, help="timed runs per frame (default 15)")
-    b.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")
+    b.add_argument("--repeat", type=whole(1), default=15, help="timed runs per frame (default 15)")
+    b.add_argument("--threads", type=whole(1), default=2, help="CPU threads for inference (default 2)")
     b.add_argument("--models", metavar="DIR", help="directory with recognition.json (default: the committed models)")
     b.add_argument("--json", metavar="OUT.json", help="also write the numbers as JSON")
     _precision_arg(b)
@@ -144,24 +146,44 @@ def load_recognizer(models: str | None, threads: int = 2, min_confidence: float 
                     precision: str = "auto", backend: str = "auto", photos: bool = False):
     """A CardRecognizer, or print a clear message and return None.
 
-    ``photos``: the settings for single photos (``RecognizerConfig.for_photos``: small indices read
-    enlarged further); else a camera's (what the live session and ``bench-detect`` use).
+    ``photos``: the settings for single photos (``photo_preset``: small indices read enlarged
+    further); else a camera's (what ``bench-detect`` uses). The environment's choices
+    (``MachineSettings``: TABLEREF_BACKEND, TABLEREF_CLASSIFIER) apply; ``backend`` other than
+    "auto" overrides TABLEREF_BACKEND.
     """
     try:
-        from tableref.vision.detector import CardRecognizer, ModelError, RecognizerConfig
+        from tableref.vision.recognition import (CardRecognizer, MachineSettings, ModelError, camera_preset,
+                                                 photo_preset)
     except ImportError as exc:  # e.g. onnxruntime missing
         print(f"error: card recognition is unavailable: {exc}", file=sys.stderr)
         return None
-    cfg = RecognizerConfig.for_photos(precision=precision) if photos else RecognizerConfig(precision=precision)
-    if backend != "auto":   # "auto": RecognizerConfig's default (TABLEREF_BACKEND where set)
-        cfg.backend = backend
+    try:
+        machine = MachineSettings.from_environment(os.environ)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+    changes = {**machine.config_changes(), "precision": precision}
+    if backend != "auto":
+        changes["backend"] = backend
     if min_confidence is not None:
-        cfg.min_card_confidence = min_confidence
+        changes["min_card_confidence"] = min_confidence
+    cfg = photo_preset(**changes) if photos else camera_preset(**changes)
     try:
         return CardRecognizer(models, threads=threads, config=cfg)
     except ModelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return None
+
+
+def machine_settings():
+    """How the models run on this machine, as the environment asks (``MachineSettings``: read once,
+    here, for ``watch`` and ``serve``); None where card recognition cannot be loaded (the live
+    session then says so). A bad value is a ValueError naming the variable."""
+    try:
+        from tableref.vision.recognition import MachineSettings
+    except ImportError:
+        return None
+    return MachineSettings.from_environment(os.environ)
 
 
 def _table(path, w, h, ms, cards) -> str:

@@ -3,7 +3,7 @@
 :class:`TableSession` is what ``tableref watch`` and the web app (``tableref serve``)
 run. A background thread reads the newest frame of the source
 (:func:`vision.sources.open_source`), recognises the face-up cards
-(:class:`vision.detector.CardRecognizer`), follows them and publishes a stable
+(:class:`vision.recognition.CardRecognizer`), follows them and publishes a stable
 table (:class:`vision.tracking.TableTracker`), and hands every new stable table
 to the game's live hand (a :class:`tableref.live.hand.LiveHand` made from the
 game's entry in :mod:`tableref.games`), which turns it into events with the
@@ -118,7 +118,7 @@ class TableSession:
     def __init__(self, source: str = "demo", game: str = "desmoche", seats: int | None = None,
                  players: list[str] | None = None, rules: dict | None = None,
                  stake: int = 1, zones=None, realtime: bool = True, *,
-                 loop: bool | None = None, recognizer=None, tracker_options: dict | None = None,
+                 loop: bool | None = None, recognizer=None, machine=None, tracker_options: dict | None = None,
                  auto_finish: bool = True, analyse_every: int = 1, setup: TableSetup | None = None):
         """The table is ``setup`` (a checked :class:`TableSetup`, taken as given) or, without it, the
         source, game, seats, players, rules and stake given, checked here by the same check."""
@@ -130,6 +130,8 @@ class TableSession:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._recognizer = recognizer
+        # how the models run here (a MachineSettings the command line read from the environment)
+        self._machine = machine
         self._tracker_options = dict(tracker_options or {})
         self.realtime = realtime
         self.auto_finish = auto_finish
@@ -553,19 +555,14 @@ class TableSession:
 
     def _get_recognizer(self):
         if self._recognizer is None:
-            import os
+            from tableref.vision.recognition import CardRecognizer, MachineSettings, live_table_preset
 
-            from tableref.vision.detector import CardRecognizer, RecognizerConfig
-
-            threads = int(os.environ.get("TABLEREF_ORT_THREADS", "2") or 2)
-            # a fixed camera: the enlarged views that read the table are chosen anew once a
-            # second (5 analysed frames), not every frame; a view (the frame, or a tile of it)
-            # whose picture has not changed since the detector read it keeps the boxes found
-            # then, and an index whose picture has not changed keeps its reading
-            # (the game's own reading needs are in its registry entry, tableref.games)
-            config = RecognizerConfig(reuse_scale_frames=4, reuse_views=True, reuse_readings=True,
-                                      **self.spec.recognizer)
-            self._recognizer = CardRecognizer(threads=threads, config=config)
+            machine = self._machine or MachineSettings()
+            # a fixed camera over this game's table: a count of laid-down hands reads small
+            # indices enlarged, several packs let identical cards lie side by side
+            config = live_table_preset(count=self.spec.count_scan, several_packs=not self.spec.one_pack,
+                                       **machine.config_changes())
+            self._recognizer = CardRecognizer(threads=machine.threads, config=config)
         return self._recognizer
 
     def start(self) -> None:

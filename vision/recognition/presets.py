@@ -1,0 +1,163 @@
+"""The recogniser's settings: one value (``RecognizerConfig``) and its presets for a camera and a photo.
+
+Every tuning of the recogniser is a field here, or a constant beside the one pure function that
+uses it (``plan``, ``memo``, ``images``). The presets:
+
+* :func:`camera_preset`: a camera's frames read one at a time (``tableref bench-detect``);
+* :func:`live_table_preset`: a fixed camera over a live table (the live session): the camera's
+  settings, what is kept from frame to frame, and what the game's table needs;
+* :func:`photo_preset`: single photos (``tableref detect``, ``tableref evaluate``).
+
+How the models run on this machine (the backend, the full classifier for a camera, the threads)
+is :class:`MachineSettings`, which the command line reads from the environment once and passes in.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RecognizerConfig:
+    """Thresholds and scale policy; the defaults are a camera's (:func:`camera_preset`)."""
+
+    det_conf: float = 0.25          # detector score to consider a box at all
+    nms_iou: float = 0.5
+    nms_ios: float = 0.6             # a box mostly inside another is a second box on one index
+    min_card_confidence: float = 0.35   # report a card only above this
+    det_score_power: float = 0.7    # weight of the detector score in a card's confidence (score ** power)
+    # index size band (longer side, detector input pixels) the detector reads best;
+    # None = take it from recognition.json or use the built-in default (``plan.index_band``)
+    index_px_min: float | None = None
+    index_px_target: float | None = None
+    index_px_max: float | None = None
+    max_upscale: float = 2.0        # never enlarge the source more than this
+    max_tiles: int = 24             # a bound on the work for huge photos
+    max_rect_pixels: int = 1_400_000  # a dynamic-input model reads an enlarged frame up to this size in one piece
+    # video from a fixed camera: keep the enlarged views chosen for a frame for this many more
+    # frames and skip the full view that chose them (0 = decide every frame; photos)
+    reuse_scale_frames: int = 0
+    blind_tile_min_side: int = 1600  # frames this large are tiled even if the first pass finds nothing
+    shrink_when_empty: bool = True  # smaller frames are searched again shrunk if nothing is found
+    # also read the full view turned by 90° where the indices are read at its scale (no enlarged or
+    # shrunk pass follows): one more detector run
+    turned_pass: bool = True
+    outlines: bool = True           # also find lone cards by their outline and read their corners
+    several_packs: bool = False     # cards of several packs (Marriage): identical cards lie side by side
+    outline_layouts: int = 3        # deck layouts tried on each outline (recognition.json's first, then variants)
+    tiling: bool = True
+    classify_batch: int = 64
+    tta_max_crops: int = 16         # read each crop turned too when there are at most this many (0 = never)
+    # with more crops, read those whose top probability is below this turned too (0 = never)
+    tta_uncertain: float = 0.6
+    # the quarter turns at which a crop is read again (the turned vote): a camera's frames on its two
+    # sides (90° and 270°), photos upside down as well. On every real measure the two quarter turns
+    # read exactly as all three (the real 720p fan frame, the 296 real photos as camera frames) for
+    # a sixth fewer classifier runs a frame; the half turn alone is cheaper still but lost a card on
+    # the real photos and a Marriage count of the rendered evaluation
+    vote_turns: tuple[int, ...] = (1, 3)
+    # crops still read with less than tta_uncertain are read again from their box shrunk to this
+    # fraction about its centre, and the two readings averaged: in a tight fan the square
+    # crop holds the neighbours' ranks and suits, the tighter one less of them (0 = never)
+    tight_reread: float = 0.7
+    # ... and that tighter crop read turned too (``vote_turns``): photos; a camera's frames read it
+    # once (the same cards on every real measure, 14 fewer classifier runs for the real 720p fan frame)
+    tight_turned: bool = False
+    # an index read unsure from the box the detector scored best is read again from the box the
+    # turned pass (or the plain one) put on it, which the merge of the two passes set aside; a
+    # different card read there is kept as a reading of its own, and the assembly decides. The
+    # best-scored box is not always the best placed: in a tight fan one box can sit half on the
+    # neighbour's index. Costs classifier runs on the unsure indices: on for photos
+    rival_reread: bool = False
+    # video from a fixed camera: an index found where one was read in the last frame, whose picture
+    # there has not changed since (``memo.reading_unchanged``), keeps that reading instead of being
+    # read again, for at most ``memo.REUSE_MAX_FRAMES`` frames in a row (False: every frame is read
+    # afresh; photos, benchmarks of one frame)
+    reuse_readings: bool = False
+    # ... and a view of the frame (the whole frame, turned, or a tile of an enlarged pass) whose
+    # picture has not changed since the detector last read it (``memo.picture_unchanged``) keeps the
+    # boxes found then, for at most ``memo.REUSE_MAX_FRAMES`` frames in a row
+    reuse_views: bool = False
+    # read the crops with the fast classifier (recognition.json "fast_file": a slimmer network, about
+    # a quarter of the full one's work a crop) where the models have one: a camera's frames, whose
+    # cards the tracker sees again in the next frames; a single photo has no next frame and is read
+    # with the full one
+    fast_classifier: bool = True
+    precision: str = "auto"         # "auto": int8 copies where valid, else float; "fp32"; "int8"
+    # "auto": OpenVINO where installed and checked on these models, else ONNX Runtime; "onnxruntime";
+    # "openvino"
+    backend: str = "auto"
+
+    def but(self, **changes) -> "RecognizerConfig":
+        """These settings with ``changes`` (field names) made."""
+        return dataclasses.replace(self, **changes)
+
+
+# a photo is read once and nobody waits for the next frame: where its indices come out under
+# PHOTO_INDEX_PX[0] px at the detector's scale it is read again enlarged to about PHOTO_INDEX_PX[1]
+# px. A camera's frames keep the faster band of recognition.json (16-20 px). In tight fans the
+# indices read at ~20 px are missed more often: the real 720p fanned frame gives 44 of 51 cards at
+# 20 px and 48 at 32 px (as the 1200 px photo of it), for about 40 % more time; the 296 real
+# rank-only photos read the same (their indices are larger).
+PHOTO_INDEX_PX = (28.0, 32.0)
+# ... and read in one piece up to this many pixels (a 1080p photo enlarged), not in tiles
+PHOTO_RECT_PIXELS = 2_200_000
+PHOTO = dict(index_px_min=PHOTO_INDEX_PX[0], index_px_target=PHOTO_INDEX_PX[1], max_rect_pixels=PHOTO_RECT_PIXELS,
+             fast_classifier=False, rival_reread=True, vote_turns=(1, 2, 3), tight_turned=True)
+
+# a fixed camera over a live table: the enlarged views that read the table are chosen anew once a
+# second (5 analysed frames), not every frame; a view (the frame, or a tile of it) whose picture
+# has not changed since the detector read it keeps the boxes found then, and an index whose
+# picture has not changed keeps its reading
+LIVE_VIDEO = dict(reuse_scale_frames=4, reuse_views=True, reuse_readings=True)
+# a table decided by a per-seat count of laid-down hands (Marriage: 21 cards a seat in overlapped
+# strips, and no hurry): read enlarged whenever its indices come out under 22 px (about a quarter
+# more time per frame; on rendered counts 111 of 129 seats exact, not 103)
+COUNT_TABLE = dict(index_px_min=22.0, index_px_target=26.0, max_rect_pixels=2_200_000)
+
+
+def camera_preset(**changes) -> RecognizerConfig:
+    """A camera's frames read one at a time (``tableref bench-detect``); ``changes`` set any field."""
+    return RecognizerConfig(**changes)
+
+
+def photo_preset(**changes) -> RecognizerConfig:
+    """Single photos (``tableref detect``, ``tableref evaluate``): small indices read enlarged further
+    than in a camera's frames (``PHOTO_INDEX_PX``), with the full classifier and every extra look;
+    ``changes`` set any field."""
+    return RecognizerConfig(**{**PHOTO, **changes})
+
+
+def live_table_preset(*, count: bool = False, several_packs: bool = False, **changes) -> RecognizerConfig:
+    """A fixed camera over a live table (``LIVE_VIDEO``). ``count``: the table is decided by a
+    per-seat count of laid-down hands (``COUNT_TABLE``); ``several_packs``: identical cards may lie
+    side by side; ``changes`` set any field."""
+    return RecognizerConfig(**{**LIVE_VIDEO, **(COUNT_TABLE if count else {}),
+                               **({"several_packs": True} if several_packs else {}), **changes})
+
+
+@dataclass(frozen=True)
+class MachineSettings:
+    """How the models run on this machine, as the environment asks (read once, by the command line)."""
+
+    backend: str = "auto"           # TABLEREF_BACKEND: auto, onnxruntime or openvino
+    full_classifier: bool = False   # TABLEREF_CLASSIFIER=full: a camera's frames read with the full classifier
+    threads: int = 2                # TABLEREF_ORT_THREADS: CPU threads of each network (the live session)
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str]) -> "MachineSettings":
+        """The settings ``environ`` (``os.environ``) asks for; a bad thread count is a ValueError."""
+        threads = environ.get("TABLEREF_ORT_THREADS", "") or "2"
+        try:
+            n = int(threads)
+        except ValueError:
+            raise ValueError(f"TABLEREF_ORT_THREADS must be a whole number, not {threads!r}") from None
+        if n < 0:
+            raise ValueError(f"TABLEREF_ORT_THREADS must be 0 (the runtime's choice) or more, not {n}")
+        return cls(backend=environ.get("TABLEREF_BACKEND", "auto") or "auto",
+                   full_classifier=environ.get("TABLEREF_CLASSIFIER", "fast") == "full", threads=n)
+
+    def config_changes(self) -> dict:
+        """The :class:`RecognizerConfig` fields these settings set."""
+        return {"backend": self.backend, **({"fast_classifier": False} if self.full_classifier else {})}

@@ -1,0 +1,187 @@
+"""The card recogniser: the two committed networks wired into one reading of a frame.
+
+``models/recognition.json`` (``spec``) names a YOLO detector of corner indices (the printed
+rank+suit) and a classifier of their crops. :class:`CardRecognizer` finds the indices at the
+scales the plan chooses (``finder``), reads them (``reader``), hands the readings to
+:func:`vision.assembly.assemble`, which turns them into physical cards, adds lone cards found
+by their outline (``vision.outlines``) and reports the confident ones (``confidence``). The
+settings come from a preset (``presets``); one frame's state lives in a :class:`FrameReading`
+made for that call, what is kept from one frame to the next in the :class:`FrameMemo`.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from tableref.vision.assembly import IndexReading, assemble
+from tableref.vision.outlines import merge_outline_cards, read_outline_cards
+from tableref.vision.recognition.confidence import reported_cards
+from tableref.vision.recognition.finder import IndexFinder
+from tableref.vision.recognition.frame import FrameReading
+from tableref.vision.recognition.helper import HelperThread
+from tableref.vision.recognition.images import ensure_bgr, sharpness
+from tableref.vision.recognition.memo import FrameMemo
+from tableref.vision.recognition.plan import ScalePlan
+from tableref.vision.recognition.presets import RecognizerConfig
+from tableref.vision.recognition.reader import IndexReader
+from tableref.vision.recognition.spec import read_spec
+from tableref.vision.recognition.timing import RecognitionStats
+from tableref.vision.runtime import Network, choose_backend, default_models_dir, keep_freed_memory
+from tableref.vision.types import DetectedCard, FrameObservation
+from tableref.vision.views import PAD_VALUE, View, letterbox_view
+
+
+class CardRecognizer:
+    """Finds the face-up cards in a BGR image.
+
+    >>> rec = CardRecognizer(config=photo_preset())   # the committed models, a photo's settings
+    >>> cards = rec.recognize(image_bgr)              # list[DetectedCard], one per physical card
+
+    ``config``: a preset (``presets``; default :func:`camera_preset`'s). ``threads``: CPU threads
+    of each network. Raises ``ModelError`` where the models are missing or do not fit.
+    """
+
+    def __init__(self, models_dir: str | Path | None = None, threads: int = 2,
+                 config: RecognizerConfig | None = None):
+        self.models_dir = Path(models_dir) if models_dir else default_models_dir()
+        self.config = config = config or RecognizerConfig()
+        keep_freed_memory()
+        self.spec = spec = read_spec(self.models_dir)
+        # the fast classifier where asked for and present (models without one read with the full one)
+        fast = spec.fast_classifier_file
+        self.fast_classifier = bool(config.fast_classifier and fast and (self.models_dir / fast).exists())
+        self.det_path = spec.model_file(spec.detector_file, config.precision)
+        self.cls_path = spec.model_file(fast if self.fast_classifier else spec.classifier_file, config.precision)
+        self.backend, self.backend_reason = choose_backend(config.backend, self.models_dir,
+                                                           [self.det_path, self.cls_path])
+        self.det_net = Network(self.det_path, threads, self.backend)
+        self.cls_net = Network(self.cls_path, threads, self.backend)
+        self.plan = ScalePlan.for_detector(config, spec, self.det_net.input_shape)
+        self.band = self.plan.band
+        self.imgsz, self.rect_stride = self.plan.imgsz, self.plan.rect_stride
+        self.names, self.none_index, self.geometry = list(spec.names), spec.none_index, spec.geometry
+        self.crop_size, self.crop_margin = spec.crop_size, spec.crop_margin
+        self.memo = FrameMemo()
+        self.finder = IndexFinder(self.det_net, self.plan, self.memo)
+        self.reader = IndexReader(self.cls_net, config, spec.names, spec.crop_size, spec.crop_margin, self.memo)
+        self._helper = HelperThread()
+        self.last_stats = RecognitionStats()
+
+    # -- a frame ---------------------------------------------------------------
+
+    def recognize(self, image: np.ndarray) -> list[DetectedCard]:
+        """Physical cards in a BGR uint8 image (H, W, 3), most confident first
+        (:attr:`last_stats` says what was done)."""
+        frame = FrameReading(ensure_bgr(image), self._helper, find_outlines=self.config.outlines,
+                             cut_in_helper=True)
+        self.last_stats = stats = frame.stats
+        t0, c0 = time.perf_counter(), time.thread_time()
+        readings = self._read_indices(frame)
+        h, w = frame.image.shape[:2]
+        t1 = time.perf_counter()
+        cards = assemble(readings, self.names, self.geometry, min_confidence=0.0, image_size=(w, h),
+                         det_power=self.config.det_score_power, several_packs=self.config.several_packs)
+        t2 = time.perf_counter()
+        stats.ms_assembly = (t2 - t1) * 1000
+        if self.config.outlines:
+            cards = merge_outline_cards(cards, self._outline_cards(frame, cards), self.config.min_card_confidence)
+            stats.ms_outlines = (time.perf_counter() - t2) * 1000
+        cards = reported_cards(cards, self.config, frame.repeated)
+        stats.ms_total = (time.perf_counter() - t0) * 1000
+        stats.cpu_ms_thread = (time.thread_time() - c0) * 1000
+        return cards
+
+    def observe(self, image: np.ndarray, t: float = 0.0) -> FrameObservation:
+        """A :class:`FrameObservation` of one frame (its cards, with a sharpness measure)."""
+        image = ensure_bgr(image)
+        cards = self.recognize(image)
+        h, w = image.shape[:2]
+        return FrameObservation(t=t, width=w, height=h, cards=cards, sharpness=sharpness(image))
+
+    def warmup(self, frame_size: tuple[int, int] | None = None) -> None:
+        """One run of each model on blank input (the first ONNX Runtime run is slow).
+
+        The first run at each new input shape is slow too (the runtime plans its memory per
+        shape): with ``frame_size`` (w, h) the detector is also run at the shape that frames of
+        that size are read at, so the first real frame is timed as every later one.
+        """
+        blank = np.full((self.imgsz, self.imgsz, 3), PAD_VALUE, np.uint8)
+        self.detect_view(blank, letterbox_view(self.imgsz, self.imgsz, self.imgsz))
+        if frame_size is not None:
+            self.detect_view(blank, self.plan.full_view(*frame_size))
+        self.classify(blank, np.array([[0, 0, 20, 40]] * 8, np.float32), tta=False)
+
+    def _read_indices(self, frame: FrameReading) -> list[IndexReading]:
+        """The frame's corner indices found and read (``none`` dropped)."""
+        t0 = time.perf_counter()
+        boxes, scores = self.finder.find(frame)
+        frame.start_helpers()        # unless a detector run started them
+        t1 = time.perf_counter()
+        if self.config.reuse_readings:
+            probs = self.reader.classify_reusing(frame, boxes)
+        else:
+            probs = self.reader.classify(frame, frame.image, boxes)
+        if frame.rivals is not None:
+            boxes, scores, probs = self.reader.read_rivals(frame, boxes, scores, probs)
+        t2 = time.perf_counter()
+        frame.stats.ms_detect = (t1 - t0) * 1000
+        frame.stats.ms_classify = (t2 - t1) * 1000
+        real = np.flatnonzero(probs.argmax(axis=1) != self.none_index)
+        readings = [IndexReading(box=tuple(b), score=s, probs=probs[k])
+                    for k, b, s in zip(real.tolist(), boxes[real].tolist(), scores[real].tolist())]
+        frame.stats.indices = len(readings)
+        return readings
+
+    def _outline_cards(self, frame: FrameReading, known: list[DetectedCard] | None) -> list[DetectedCard]:
+        """Cards lying apart, found by their outline (``vision.outlines.read_outline_cards``), with
+        the quads the helper thread found for this frame if it did."""
+        quads = frame.quads()
+
+        def classify(image, boxes, tta=None):
+            return self.reader.classify(frame, image, boxes, tta)
+
+        c = self.config
+        return read_outline_cards(frame.image, classify, self.geometry.layouts()[: c.outline_layouts], self.names,
+                                  self.none_index, known, c.min_card_confidence, c.tta_max_crops,
+                                  shrunk=frame.shrunk(), quads=quads)
+
+    # -- the steps, one at a time (tools and tests) ------------------------------
+
+    def read_indices(self, image: np.ndarray, find_outlines: bool = False) -> list[IndexReading]:
+        """The corner indices of ``image`` found and read (``none`` dropped), as :meth:`recognize`
+        reads them before the assembly. ``find_outlines``: the helper thread looks for lone cards'
+        outlines meanwhile (their cards are not read)."""
+        frame = self._frame(image, find_outlines=find_outlines)
+        self.last_stats = frame.stats
+        return self._read_indices(frame)
+
+    def outline_cards(self, image: np.ndarray, known: list[DetectedCard] | None = None) -> list[DetectedCard]:
+        """Cards lying apart in ``image``, found by their outline as :meth:`recognize` finds them."""
+        frame = self._frame(image)
+        h, w = frame.image.shape[:2]
+        frame.full_view = self.plan.full_view(w, h)
+        frame.full_picture = self.finder.canvas.render(frame.image, frame.full_view)
+        return self._outline_cards(frame, known)
+
+    def find_indices(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """All index boxes (source pixels) and detector scores, at a suitable scale."""
+        return self.finder.find(self._frame(image))
+
+    def classify(self, image: np.ndarray, boxes: np.ndarray, tta: bool | None = None) -> np.ndarray:
+        """Probabilities (N, len(names)) for index boxes in source pixels (``IndexReader.classify``)."""
+        return self.reader.classify(self._frame(image), image, boxes, tta)
+
+    def detect_view(self, image: np.ndarray, view: View, turned: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Run the detector on one view; boxes in INPUT pixels of the view, scores. ``turned``: the
+        detector reads the view turned by 90° clockwise (the boxes are mapped back)."""
+        return self.finder.detect_group(self._frame(image), [(view, turned)])[0]
+
+    def detect_full_and_turned(self, image: np.ndarray, view: View):
+        """:meth:`detect_view` of ``view`` as it is and turned, the two runs side by side (one core
+        each): the same boxes as two calls, in less time."""
+        return tuple(self.finder.detect_group(self._frame(image), [(view, False), (view, True)]))
+
+    def _frame(self, image: np.ndarray, find_outlines: bool = False) -> FrameReading:
+        return FrameReading(image, self._helper, find_outlines=find_outlines)
