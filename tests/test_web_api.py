@@ -704,3 +704,64 @@ def test_host_corrects_a_card_typed_with_phone_emoji_suits(table):
     assert post(c, "/api/correct", {"track_id": 9, "card": "10\u2660\ufe0f", "why": "glare"}, tok).status_code == 200
     assert post(c, "/api/correct", {"track_id": 9, "card": "\u2663\ufe0fJ", "why": "glare"}, tok).status_code == 200
     assert session.corrections[-2:] == [(9, "10S"), (9, "JC")]
+
+
+# ---------------------------------------------------------------- the next hand, the score across sessions
+def test_next_hand_is_the_hosts_and_journalled(tmp_path):
+    from tableref.live.events import TableState
+
+    players = ["Ana", "Beto", "Cris"]
+    app, session, ledger = _real_app(tmp_path, "desmoche", players)
+    try:
+        c = client_of(app)
+        assert post(c, "/api/hand/next", {}, token(c)).status_code == 401            # viewers cannot
+        tok = login(c, name="Rosa")
+        assert post(c, "/api/hand/next", {"hand": 3}, tok).status_code == 400         # a field it does not take
+        session.feed_state(TableState.from_labels([[["3H", "4H", "5H"]], [], []], [], 1.0))
+        r = post(c, "/api/hand/next", {"why": "misdeal"}, tok)                        # undecided: played again
+        assert r.status_code == 200 and r.get_json()["hand_no"] == 1 and r.get_json()["previous_decided"] is False
+        assert ledger.hands(ledger.current_session()) == []
+        ana = [["3H", "4H", "5H", "6H"], ["7S", "7D", "7C"], ["JD", "QD", "KD"]]
+        session.feed_state(TableState.from_labels([ana, [], []], [], 2.0))
+        assert len(ledger.hands(ledger.current_session())) == 1
+        r = post(c, "/api/hand/next", {}, tok)
+        assert r.get_json() == {"ok": True, "hand_no": 2, "previous": 1, "previous_decided": True}
+        st = c.get("/api/state").get_json()["table"]
+        assert st["hand_no"] == 2 and not st["waiting_for_clear_table"] and st["clear_table_seconds"] > 0
+        entries = [e for e in c.get("/api/ledger").get_json()["entries"] if e["kind"] == "next_hand"]
+        assert [(e["who"], e["why"], e["payload"]["hand_no"]) for e in entries] == [("Rosa", "misdeal", 1),
+                                                                                   ("Rosa", "", 2)]
+        assert not any(e["payments"] for e in entries)                               # no money moves
+    finally:
+        close_app(app)
+        ledger.close()
+
+
+def test_running_money_and_totals_across_sessions_are_exact(tmp_path):
+    players = ["Ana", "Beto", "Cris"]
+    app, session, ledger = _real_app(tmp_path, "desmoche", players)
+    try:
+        c = client_of(app)
+        tok = login(c)
+        sid = ledger.current_session()
+        ledger.record_setup(sid, {**ledger.setup(sid), "point_value": 0.1}, who="test")
+        for net in ({"Ana": 3, "Beto": -1, "Cris": -2}, {"Ana": -1, "Beto": 3, "Cris": -2}):
+            assert post(c, "/api/hand/manual", {"winner": max(net, key=net.get), "net": net, "why": "paper"},
+                        tok).status_code == 200
+        hands = c.get("/api/ledger").get_json()["hands"]
+        assert [h["running_money"] for h in hands] == [{"Ana": "0.30", "Beto": "-0.10", "Cris": "-0.20"},
+                                                       {"Ana": "0.20", "Beto": "0.20", "Cris": "-0.40"}]
+        assert post(c, "/api/undo", {"why": "wrong"}, tok).status_code == 200           # the second is undone
+        assert post(c, "/api/session/new", {"why": "tomorrow"}, tok).status_code == 200
+        net = {"Ana": -1, "Beto": -1, "Cris": 2}
+        assert post(c, "/api/hand/manual", {"winner": "Cris", "net": net, "why": "paper"}, tok).status_code == 200
+        totals = {t["player"]: t for t in c.get("/api/totals").get_json()["players"]}
+        # the new session keeps 0.10 a point; the undone hand counts neither as played nor as won
+        assert totals["Ana"] == {"player": "Ana", "sessions": 2, "hands": 2, "won": 1, "points": 2, "money": "0.20",
+                                 "best": {"points": 3, "money": "0.30", "session_id": sid, "hand_no": 1}}
+        assert totals["Cris"]["money"] == "0.00" and totals["Cris"]["won"] == 1 and totals["Beto"]["won"] == 0
+        assert totals["Beto"]["money"] == "-0.20" and totals["Beto"]["best"]["points"] == -1
+        assert [t["player"] for t in c.get("/api/totals").get_json()["players"]] == ["Ana", "Cris", "Beto"]
+    finally:
+        close_app(app)
+        ledger.close()
