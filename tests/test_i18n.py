@@ -61,8 +61,8 @@ def test_keys_used_by_the_pages_exist():
                 "game_": ["desmoche", "marriage"],
                 "kind_": ["run", "set", "tunnela", "marriage", "pure_sequence", "triplet", "dirty_sequence",
                           "dirty_triplet", "dublee"],
-                "item_": ["win", "pot", "mico", "arriba_del_palo", "color", "pays_winner", "marriage", "tunnela",
-                          "tiplu", "poplu", "jhiplu", "alter"],
+                "item_": ["win", "pot", "mico", "arriba_del_palo", "color", "pays_winner", "winner_pays", "marriage",
+                          "tunnela", "tiplu", "poplu", "jhiplu", "alter"],
                 "entry_": ["session_open", "setup", "hand", "hand_correction", "card_correction", "undo", "pot_return",
                            "session_close"],
                 "autowin_": ["peladilla", "cuatro_cuerpos", "color"]}

@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from tableref.cli.options import fail, ledger_problem, seconds, source_problem, whole
 from tableref.games import GAME_NAMES, GAMES
 
 SEAT_HELP = ", ".join(f"{g.title} {g.seats[0]}-{g.seats[1]}" for g in GAMES.values())
@@ -33,10 +34,10 @@ def register(sub) -> None:
                    help="camera number (0), video file, image folder, http:// MJPEG or rtsp:// URL, or 'demo' "
                         "(default)")
     w.add_argument("--game", choices=GAME_NAMES, default="desmoche", help="game (default desmoche)")
-    w.add_argument("--seats", type=int, default=None, help=f"number of players ({SEAT_HELP})")
+    w.add_argument("--seats", type=whole(1), default=None, help=f"number of players ({SEAT_HELP})")
     w.add_argument("--players", default=None, help="player names in seat order, comma separated "
                    "(seat 1 at the bottom edge of the picture, then clockwise)")
-    w.add_argument("--stake", type=float, default=1, help="Desmoche stake per player (default 1)")
+    w.add_argument("--stake", type=whole(1), default=1, help="Desmoche stake per player, in whole points (default 1)")
     w.add_argument("--rules", default=None, help="house rules as JSON, e.g. '{\"strict_order\": \"off\"}'")
     w.add_argument("--zones", default=None, help="zones JSON file (from calibration or drawn by hand)")
     w.add_argument("--json", action="store_true", help="one JSON object per line")
@@ -48,9 +49,9 @@ def register(sub) -> None:
     w.add_argument("--realtime", action="store_true",
                    help="play video files at their own speed, dropping frames when slow "
                         "(default for files: analyse every frame)")
-    w.add_argument("--every", type=int, default=1, metavar="N",
+    w.add_argument("--every", type=whole(1), default=1, metavar="N",
                    help="analyse every N-th frame (a slow computer on a fast camera; default 1)")
-    w.add_argument("--max-seconds", type=float, default=None, help="stop after this many seconds")
+    w.add_argument("--max-seconds", type=seconds, default=None, help="stop after this many seconds")
     w.add_argument("--finish", default=None,
                    help="host input as JSON to close the hand when the source ends, e.g. "
                         "'{\"tiplu\": \"JC\", \"winner\": \"Ana\"}'")
@@ -74,20 +75,23 @@ def register(sub) -> None:
     m.set_defaults(func=cmd_markers)
 
 
-def _err(msg: str) -> int:
-    print(f"error: {msg}", file=sys.stderr)
-    return 2
+def _err(msg, field: str | None = None, command: str = "watch") -> int:
+    """One line naming the option (the positional SOURCE of watch is named as such)."""
+    if field == "source":
+        return fail(command, f"SOURCE: {msg}")
+    return fail(command, msg, field)
 
 
-def _rules(text):
+def _rules(text, option: str = "--rules"):
     if not text:
         return None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"--rules is not valid JSON: {exc.msg}") from None
+        raise ValueError(f"{option} is not valid JSON: {exc.msg}") from None
     if not isinstance(data, dict):
-        raise ValueError("--rules must be a JSON object of house-rule switches")
+        raise ValueError(f"{option} must be a JSON object"
+                         + (" of house-rule switches" if option == "--rules" else " of what the host enters"))
     return data
 
 
@@ -166,12 +170,10 @@ def cmd_watch(args) -> int:
 
     try:
         rules = _rules(args.rules)
-        finish = _rules(args.finish) if args.finish else None
+        finish = _rules(args.finish, "--finish") if args.finish else None
     except ValueError as exc:
         return _err(str(exc))
     players = [p.strip() for p in args.players.split(",")] if args.players else None
-    if players and args.seats and len(players) != args.seats:
-        return _err(f"--players names {len(players)} players but --seats says {args.seats}")
     zones = None
     if args.zones:
         from tableref.vision.zones import TableZones, ZoneError
@@ -179,17 +181,12 @@ def cmd_watch(args) -> int:
         try:
             zones = TableZones.load(args.zones)
         except ZoneError as exc:
-            return _err(str(exc))
-    if not demo.is_demo(args.source):
-        from tableref.vision.sources import SourceError, open_source
-
-        try:   # a clear error for a spec that names nothing, before starting
-            open_source(args.source, start=False)
-        except SourceError as exc:
-            return _err(str(exc))
-    stake = int(args.stake) if float(args.stake).is_integer() else float(args.stake)
-    given = {"game": args.game, "source": args.source, "players": players, "seats": args.seats, "stake": stake,
-             "rules": rules}
+            return _err(str(exc), "zones")
+    problem = source_problem(args.source)      # a spec that names nothing, said before starting
+    if problem:
+        return _err(problem, "source")
+    given = {"game": args.game, "source": args.source, "players": players, "seats": args.seats,
+             "stake": args.stake, "rules": rules}
     try:
         machine = machine_settings()
     except ValueError as exc:
@@ -199,9 +196,13 @@ def cmd_watch(args) -> int:
                                     session_options={"realtime": args.realtime, "loop": False,
                                                      "analyse_every": max(1, args.every), "machine": machine})
     except (SetupError, LedgerError, LedgerInUse) as exc:
+        return _err(exc.message, exc.field)
+    except SchemaError as exc:
+        return _err(str(exc), "db")
+    except SessionError as exc:
         return _err(exc.message)
-    except (SchemaError, SessionError, OSError, ValueError) as exc:
-        return _err(str(exc))
+    except OSError as exc:
+        return _err(ledger_problem(args.db, exc), "db")
     recorder = evidence = None
     try:
         if args.db:
@@ -211,7 +212,8 @@ def cmd_watch(args) -> int:
             try:
                 evidence = EvidenceStore.for_ledger(service.ledger.path)
             except OSError as exc:
-                return _err(f"cannot keep evidence pictures beside the ledger {args.db}: {exc}")
+                return _err(f"cannot keep evidence pictures beside the ledger {args.db}: "
+                            f"{(exc.strerror or str(exc)).lower()}", "db")
             recorder = EvidenceRecorder(service.session, evidence, lambda: service.session_id)
         return _watch(service, args, finish)
     finally:
@@ -283,9 +285,14 @@ def _watch(service, args, finish) -> int:
         print(line, file=sys.stderr, flush=True)
     if not session.results:
         cam = session.snapshot()["camera"]
+        if session.frames_analysed == 0:
+            why = f": no picture could be read from {session.source} ({cam.get('message', '')})"
+        elif cam.get("status") not in ("ok", "ended"):
+            why = f" (camera {cam['status']}: {cam['message']})"
+        else:
+            why = ""
         ev = {"type": "hand_end", "game": session.game, "winner": None, "net": {}, "items": [],
-              "decided": False, "text": "the hand was not decided"
-              + (f" (camera {cam['status']}: {cam['message']})" if cam.get("status") not in ("ok", "ended") else "")}
+              "decided": False, "text": "the hand was not decided" + why}
         print(_line(ev, args.json), flush=True)
         return 1
     if last_type != "hand_end" and args.json:
@@ -301,11 +308,11 @@ def cmd_simulate(args) -> int:
     try:
         rules = _rules(args.rules)
     except ValueError as exc:
-        return _err(str(exc))
+        return _err(str(exc), command="simulate")
     if args.players is not None:
         problem = GAMES[args.game].seat_error(args.players)
         if problem:
-            return _err(problem)
+            return _err(problem, command="simulate")
     from tableref.referee.errors import RefereeError
 
     try:
@@ -314,16 +321,16 @@ def cmd_simulate(args) -> int:
         else:
             script = play_marriage(args.seed, n_players=args.players, rules=rules)
     except RefereeError as exc:
-        return _err(exc.message)
+        return _err(exc.message, command="simulate")
     out = Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        return _err(f"cannot create {out}: {exc}")
+        return _err(f"cannot create {out}: {exc}", command="simulate")
     try:
         info = render_script(script, out, RenderOptions(deck=args.deck), progress=sys.stderr.isatty())
     except (RuntimeError, OSError, ValueError) as exc:
-        return _err(str(exc))
+        return _err(str(exc), command="simulate")
     truth = dict(script.truth)
     truth["video"] = {k: v for k, v in info.items() if k != "still_at"}
     truth["changes"] = [{"t_still": info["still_at"][i], **kf.to_json()} for i, kf in enumerate(script.keyframes)]
@@ -339,7 +346,7 @@ def cmd_markers(args) -> int:
     try:
         render_marker_sheet(args.out, page=args.page)
     except ZoneError as exc:
-        return _err(str(exc))
+        return _err(str(exc), command="markers")
     print(f"wrote {args.out}: print it at 100 %, cut out the four markers and put marker 0 at the top-left "
           f"corner of the play area, 1 top-right, 2 bottom-right, 3 bottom-left (seat 1 sits between 3 and 2)")
     return 0

@@ -50,7 +50,7 @@ def register(sub) -> None:
     p.add_argument("--models", metavar="DIR", help="directory with recognition.json (default: the committed models)")
     p.add_argument("--min-confidence", type=float, default=None, metavar="P",
                    help="report only cards at least this confident (default: the tuned threshold)")
-    p.add_argument("--threads", type=int, default=2, help="CPU threads for inference (default 2)")
+    p.add_argument("--threads", type=whole(1), default=2, help="CPU threads for inference (default 2)")
     _precision_arg(p)
     p.set_defaults(func=run_detect)
 
@@ -62,10 +62,10 @@ def register(sub) -> None:
     e.add_argument("--synthetic", metavar="DIR", action="append", default=[],
                    help="labelled scenes: images with a <stem>.json card list beside them or in cards/ "
                         "(see tableref.training.evaluation.scene_dir_pairs); repeatable")
-    e.add_argument("--render", type=int, default=0, metavar="N",
+    e.add_argument("--render", type=whole(0), default=0, metavar="N",
                    help="also render N synthetic scenes (1280x720) with the training-data renderer, "
                         "on seeds the training set does not use, and score them at card level")
-    e.add_argument("--limit", type=int, default=0, help="evaluate at most N images per set")
+    e.add_argument("--limit", type=whole(0), default=0, help="evaluate at most N images per set")
     e.add_argument("--models", metavar="DIR", help="directory with recognition.json (default: the committed models)")
     e.add_argument("--min-confidence", type=float, default=None, metavar="P",
                    help="drop cards read with less confidence (default: the model's threshold)")

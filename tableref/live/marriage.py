@@ -199,10 +199,13 @@ class MarriageLiveHand:
         items = [{"item": "win", "player": winner, "points": s.net[winner],
                   "text": f"{winner} ended the hand" + (" with eight dublees" if dublee_win else "")}]
         for ps in s.players:
-            if ps.name != winner:
+            if ps.name != winner and ps.pays_winner >= 0:
                 items.append({"item": "pays_winner", "player": ps.name, "points": ps.pays_winner, "to": winner,
                               "text": f"{ps.name} pays {winner} {ps.pays_winner}" + (
                                   "" if ps.seen else " (unseen)")})
+            elif ps.name != winner:         # more maal than the winner's share: the winner pays
+                items.append({"item": "winner_pays", "player": ps.name, "points": -ps.pays_winner, "from": winner,
+                              "text": f"{winner} pays {ps.name} {-ps.pays_winner}"})
         details = {
             "tiplu": self.tiplu,
             "dublee_win": dublee_win,

@@ -1,0 +1,55 @@
+"""``tableref watch`` and ``bench-detect``: bad options end in one line naming the option and exit 2, never a traceback."""
+from __future__ import annotations
+
+import pytest
+
+from tableref.cli import main
+
+
+def _refused(capsys, argv) -> str:
+    try:
+        rc = main(argv)
+    except SystemExit as exc:           # a usage error found by the parser
+        rc = exc.code
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize("argv,says", [
+    (["watch", "--seats", "-1"], "argument --seats: must be a whole number from 1 up, got '-1'"),
+    (["watch", "--seats", "0"], "argument --seats: must be a whole number from 1 up"),
+    (["watch", "--seats", "9"], "--seats: Desmoche is played by 2 to 4 players, not 9"),
+    (["watch", "--game", "marriage", "--seats", "9"], "--seats: Marriage is played by 2 to 5 players, not 9"),
+    (["watch", "--seats", "3", "--players", "A,B"], "--players: 'players' must name 3 players"),
+    (["watch", "--players", "A,A"], "--players: two players are called 'A'"),
+    (["watch", "--stake", "nan"], "argument --stake: must be a whole number"),
+    (["watch", "--stake", "1.5"], "argument --stake: must be a whole number"),
+    (["watch", "--stake", "0"], "argument --stake: must be a whole number from 1 up"),
+    (["watch", "--every", "0"], "argument --every: must be a whole number from 1 up"),
+    (["watch", "--max-seconds", "-5"], "argument --max-seconds: must be a number of seconds above 0"),
+    (["watch", "--max-seconds", "inf"], "argument --max-seconds: must be a number of seconds above 0"),
+    (["watch", "--finish", "{x"], "--finish is not valid JSON"),
+    (["watch", "--finish", "[1]"], "--finish must be a JSON object"),
+    (["watch", "--rules", "{x"], "--rules is not valid JSON"),
+    (["watch", "/nope.mp4"], "SOURCE: source not found: '/nope.mp4'"),
+    (["watch", "--db", "/proc/x.sqlite3"], "--db: cannot open the ledger /proc/x.sqlite3: no file can be made"),
+    (["bench-detect", "--repeat", "0"], "argument --repeat: must be a whole number from 1 up"),
+    (["bench-detect", "--repeat", "-1"], "argument --repeat: must be a whole number from 1 up"),
+    (["bench-detect", "--threads", "0"], "argument --threads: must be a whole number from 1 up"),
+])
+def test_bad_options_are_one_line(capsys, argv, says):
+    err = _refused(capsys, argv)
+    assert says in err, err
+
+
+def test_a_folder_of_unreadable_images_says_so(tmp_path, capsys):
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for i in range(3):
+        (folder / f"{i}.jpg").write_bytes(b"not a picture")
+    assert main(["watch", str(folder), "--no-progress"]) == 1
+    out = capsys.readouterr().out
+    assert "NOT DECIDED" in out and f"no picture could be read from {folder}" in out, out
+    assert "3 unreadable skipped" in out, out
