@@ -87,3 +87,23 @@ def test_the_distillation_loss_is_the_kl_divergence_of_the_53_probabilities():
     assert float(C._distill_loss(z, z, torch)) == pytest.approx(0.0, abs=1e-6)
     near, far = z + 0.1 * torch.randn_like(z), -z
     assert 0 < float(C._distill_loss(near, z, torch)) < float(C._distill_loss(far, z, torch))
+
+
+def test_camera_effects_change_the_given_share_of_crops_and_keep_their_range():
+    """``--camera-effects``: the picked crops are softened (blur, coarser sensor, noise, JPEG...); the
+    others stay as they were; the result stays a batch of 64x64 pictures in 0..1."""
+    from tableref.training import classifier as C
+
+    rng = np.random.default_rng(2)
+    x = torch.zeros(64, 3, C.SIZE, C.SIZE)
+    x[:, :, 20:44, 28:36] = 1.0                 # a sharp white bar on black
+    assert C._camera_effects(x, rng, torch, 0.0) is x
+    y = C._camera_effects(x, rng, torch, 0.5)
+    assert y.shape == x.shape and float(y.min()) >= 0 and float(y.max()) <= 1
+    changed = (y - x).abs().amax(dim=(1, 2, 3)) > 0.02
+    assert 16 <= int(changed.sum()) <= 48
+    assert torch.equal(y[~changed], x[~changed])
+    bar = torch.zeros(C.SIZE, C.SIZE, dtype=torch.bool)
+    bar[20:44, 28:36] = True
+    contrast = y[changed][:, :, bar].mean() - y[changed][:, :, ~bar].mean()
+    assert float(contrast) < 0.9                # softened, dimmed or washed out: less contrast on average

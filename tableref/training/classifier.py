@@ -11,7 +11,10 @@ Data: ``<data>/{train,val}/<class>/*.png`` (ultralytics classify layout, written
 ``tableref dataset build``). Augmentation on the fly: 90° turns, small shifts,
 brightness/contrast/colour, colour shifts that make ink colour unreliable (darkened red ink,
 warm/cold white balance, hue/saturation, grey-scale; :func:`_colour_shift`), noise, blur;
-never mirror images.
+never mirror images. With ``camera`` > 0 that share of the crops also goes through a real camera's
+effects (:func:`_camera_effects`: defocus, motion blur, glare, dim and warm light, grey-scale, a
+coarser sensor, sensor noise, JPEG; ``datasets/camera_effects.py``), and a teacher reads each crop
+before them, so the net learns to read a soft picture as the teacher reads the sharp one.
 Checkpoints: ``runs/classifier/last.pt`` every epoch (``--resume`` continues),
 ``runs/classifier/best.pt`` by validation accuracy.
 """
@@ -258,6 +261,59 @@ def _augment(x, rng, torch):
     return x.clamp(0, 1)
 
 
+# a camera's effects on a crop (:func:`_camera_effects`): sizes are pixels of a 720-line frame
+CAMERA_INDEX_PX = (20.0, 60.0)     # printed index heights in a 720p frame (log-uniform)
+CAMERA_DEFOCUS = 2.2               # defocus sigma up to this
+CAMERA_MOTION = 8.0                # motion blur up to this many pixels
+INDEX_IN_CROP = SIZE / 1.3         # an index's height in a crop (vision.crops.index_crop, margin 0.15)
+
+
+def _camera_crop(crop: np.ndarray, rng) -> np.ndarray:
+    """One RGB crop (64, 64, 3) float32 0..255 as a real camera would have delivered it: the
+    index is given a height in a 720p frame, the blur of a lens out of focus or of motion (in the
+    frame's pixels), maybe a lamp's glare, dim and warm light or no colour, and then the frame's own
+    sensor (720p, or a coarser 640x360 or finer 1080p one) with its noise and JPEG."""
+    from tableref.datasets import camera_effects as ce
+
+    img = np.ascontiguousarray(crop[:, :, ::-1])            # the effects take BGR
+    index_px = float(np.exp(rng.uniform(*np.log(CAMERA_INDEX_PX))))
+    k = INDEX_IN_CROP / index_px                             # crop pixels per frame pixel
+    kind = rng.random()
+    if kind < 0.45:
+        img = ce.defocus(img, rng.uniform(0.4, CAMERA_DEFOCUS) * k)
+    elif kind < 0.7:
+        img = ce.motion_blur(img, rng.uniform(2.0, CAMERA_MOTION) * k, rng.uniform(0, 180))
+    if rng.random() < 0.12:
+        img = ce.glare(img, rng.uniform(0.1, 0.5), rng, strength=rng.uniform(0.3, 0.8))
+    if rng.random() < 0.45:
+        img = ce.light(img, rng.uniform(0.35, 1.05), rng.uniform(-0.3, 1.0))
+    if rng.random() < 0.1:
+        img = np.repeat(img.mean(axis=2, keepdims=True), 3, axis=2)
+    sensor = rng.choice([1.0, 0.5, 1.5], p=[0.6, 0.3, 0.1])  # 720p, 640x360, 1080p
+    f = min(1.0, index_px * sensor / INDEX_IN_CROP)
+    n = max(6, int(round(SIZE * f)))
+    small = cv2.resize(img, (n, n), interpolation=cv2.INTER_AREA) if n < SIZE else img
+    small = ce.sensor_noise(small, rng.uniform(0.5, 6.0), rng)
+    if rng.random() < 0.6:
+        small = ce.jpeg(small, int(rng.integers(35, 92)))
+    if n < SIZE:
+        small = cv2.resize(small, (SIZE, SIZE), interpolation=cv2.INTER_LINEAR)
+    return small[:, :, ::-1]
+
+
+def _camera_effects(x, rng, torch, share: float):
+    """x: (B, 3, 64, 64) float 0..1 -> a copy in which ``share`` of the crops went through a real
+    camera's effects (:func:`_camera_crop`)."""
+    picked = np.nonzero(rng.random(x.shape[0]) < share)[0]
+    if len(picked) == 0:
+        return x
+    x = x.clone()
+    arr = (x[picked].permute(0, 2, 3, 1).numpy() * 255.0).astype(np.float32)
+    out = np.stack([_camera_crop(c, rng) for c in arr]).astype(np.float32) / 255.0
+    x[picked] = torch.from_numpy(out).permute(0, 3, 1, 2)
+    return x.clamp(0, 1)
+
+
 def _colour_shift(x, rng, torch):
     """Make ink colour an unreliable cue, so suits are read by shape.
 
@@ -299,7 +355,8 @@ def _colour_shift(x, rng, torch):
 def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 3e-3, resume: bool = False,
                      name: str = "classifier", threads: int = 2, seed: int = 0, init: str | None = None,
                      head: str | None = None, widths: tuple[int, ...] | None = None,
-                     teacher: str | None = None, distill: float = 0.8) -> dict:
+                     teacher: str | None = None, distill: float = 0.8, camera: float = 0.0,
+                     export: bool = True) -> dict:
     """Train (or resume) the classifier on ``data``, then export ONNX to models/. Returns a summary.
 
     ``init``: start from the weights of an earlier checkpoint with a fresh optimiser and LR schedule
@@ -312,6 +369,10 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
     ``teacher``: a checkpoint whose readings of the same augmented crops the net also learns
     (knowledge distillation): the loss is ``distill`` x the KL divergence from the teacher's 53
     probabilities + (1 - ``distill``) x the loss on the labels.
+    ``camera``: the share of the crops (0..1) given a real camera's effects (:func:`_camera_effects`);
+    the teacher reads those crops as they were before.
+    ``export``: write the best weights to models/ at the end (False: the checkpoints only; export
+    later with ``tableref train export classifier --weights runs/NAME/best.pt``).
     """
     import os
 
@@ -341,6 +402,10 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
         raise FileNotFoundError(f"teacher weights {teacher} not found")
     if not 0.0 <= distill <= 1.0:
         raise ValueError(f"distill must lie in 0..1, not {distill}")
+    if resume and camera == 0.0:
+        camera = ck.get("camera", 0.0)
+    if not 0.0 <= camera <= 1.0:
+        raise ValueError(f"camera effects: the share of crops must lie in 0..1, not {camera}")
     if resume or widths is None:
         widths = widths_of(init_state) if init_state is not None else WIDTHS
     elif init_state is not None and tuple(widths) != widths_of(init_state):
@@ -389,11 +454,12 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
         for s in bar:
             idx = perm[s * batch:(s + 1) * batch]
             xb = _augment(xtr_t[idx].float() / 255.0, rng, torch)
-            z = net(xb)
+            xs = _camera_effects(xb, rng, torch, camera) if camera else xb
+            z = net(xs)
             loss = _loss(z, ytr_t[idx], torch)
             if teacher_net is not None:
                 with torch.no_grad():
-                    zt = teacher_net(xb)
+                    zt = teacher_net(xb)       # the teacher reads the crop before the camera's effects
                 loss = (1.0 - distill) * loss + distill * _distill_loss(z, zt, torch)
             opt.zero_grad()
             loss.backward()
@@ -410,14 +476,14 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
         print(json.dumps(history[-1]), flush=True)
         ck = {"model": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": ep,
               "epochs": epochs, "best_acc": max(best_acc, acc), "history": history, "classes": CLASS_NAMES,
-              "widths": tuple(widths), "teacher": teacher, "distill": distill}
+              "widths": tuple(widths), "teacher": teacher, "distill": distill, "camera": camera}
         torch.save(ck, last)
         if acc >= best_acc:
             best_acc = acc
             torch.save(ck, best)
     load_weights(net, best if best.exists() else last)
-    onnx_path = export_classifier(net)
-    return {"onnx": str(onnx_path), "best_val_acc": best_acc, "history": history,
+    onnx_path = export_classifier(net) if export else None
+    return {"onnx": str(onnx_path) if onnx_path else None, "best": str(best), "best_val_acc": best_acc, "history": history,
             "train_seconds": round(time.time() - t0, 1)}
 
 
@@ -438,12 +504,13 @@ def evaluate(net, x_u8, y, torch, batch: int = 512):
     return acc, card_acc, none_rec
 
 
-def export_classifier(net, out: Path | None = None) -> Path:
+def export_classifier(net, out: Path | None = None, record: bool = True) -> Path:
     """Write the ONNX model (softmax included, dynamic batch) and record it in recognition.json.
 
     A full net becomes the classifier (``index_classifier.onnx``, "file"); a slimmer one the fast
     classifier a camera's frames are read with (``index_classifier_fast.onnx``, "fast_file"). Each
-    export keeps the other's entry."""
+    export keeps the other's entry. ``record=False`` writes the file only (a candidate to try in a
+    copy of the models folder)."""
     import torch
     from tableref.training.meta import load_meta, update_meta
 
@@ -467,6 +534,8 @@ def export_classifier(net, out: Path | None = None) -> Path:
                       dynamic_axes={"images": {0: "batch"}, "probs": {0: "batch"}}, opset_version=17,
                       dynamo=False)
     shutil.move(tmp, out)
+    if not record:
+        return out
     entry = dict(load_meta().get("classifier") or {})
     if fast:
         entry.update({"fast_file": out.name, "fast_widths": list(widths)})
