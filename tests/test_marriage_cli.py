@@ -69,6 +69,10 @@ def test_settle_amounts_are_whole_points_never_fractions(tmp_path, capsys):
     rc, out = run(tmp_path, capsys, "settle", {
         "winner": "p1", "players": [{"name": "p1", "maal": 0.1}, {"name": "p2", "maal": 3}]})
     assert rc == 2 and out["field"] == "players[0].maal"
+    for huge in (10**40, 1e308, 10_001):        # far beyond what three packs can score: refused, not paid
+        rc, out = run(tmp_path, capsys, "settle", {
+            "winner": "p1", "players": [{"name": "p1", "maal": 0}, {"name": "p2", "maal": huge}]})
+        assert rc == 2 and out["field"] == "players[1].maal" and "from 0 to 10000" in out["error"], out
 
 
 def test_settle_counts_maal_from_cards(tmp_path, capsys):

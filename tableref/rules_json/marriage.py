@@ -48,6 +48,11 @@ def _held_cards(cards, tunnelas, field):
     raise RefereeError(f"a Marriage hand has at most 22 cards, got {len(cards) + 3 * k}", field)
 
 
+#: the most maal a player may claim: far above what three packs can score (the host's entry on the page has the
+#: same bound)
+MAX_MAAL = 10_000
+
+
 def _player(i: int, item, tiplu, rules, n_players: int) -> tuple[PlayerScore, dict]:
     field = f"players[{i}]"
     if not isinstance(item, dict):
@@ -59,8 +64,9 @@ def _player(i: int, item, tiplu, rules, n_players: int) -> tuple[PlayerScore, di
     seen = _bool(item, "seen", True, f"{field}.seen")
     extra = {}
     maal = item.get("maal")
-    if maal is not None and (isinstance(maal, bool) or not isinstance(maal, int) or maal < 0):
-        raise RefereeError(f"maal must be a whole number of points, 0 or more, got {maal!r}", f"{field}.maal")
+    if maal is not None and (isinstance(maal, bool) or not isinstance(maal, int) or not 0 <= maal <= MAX_MAAL):
+        raise RefereeError(f"maal must be a whole number of points from 0 to {MAX_MAAL}, got {maal!r}",
+                           f"{field}.maal")
     if "hand" in item or "exposed_tunnelas" in item:
         if tiplu is None:
             raise RefereeError("to count maal from a player's cards the request needs the 'tiplu'", "tiplu")
