@@ -174,3 +174,29 @@ def test_host_next_hand_over_the_cards_still_laid_does_not_judge_them_again():
 def test_the_rule_is_documented(seconds):
     text = (ROOT / "docs" / "live.md").read_text()
     assert f"{seconds:g} s" in text and "Next hand" in text
+
+
+def test_marriage_host_next_hand_over_the_laid_down_hands_does_not_count_them_again():
+    """A Marriage count decided from the seat scans; the host starts the next hand while the hands
+    still lie there: they are not counted (nor settled) again; once cleared, a new count is."""
+    from tableref.simulate.bots import play_marriage
+
+    sc = play_marriage(2)
+    s = TableSession(source="unused", game="marriage", players=sc.players)
+    s.decided = []
+    s.on_hand_end = s.decided.append
+    obs = list(script_observations(sc))
+    for o in obs:
+        s.feed_observation(o)
+    assert len(s.decided) == 1 and s.decided[0]["net"] == sc.truth["net"]
+    s.next_hand()
+    last = obs[-1]
+    for i in range(1, 30):
+        s.feed_observation(replace(last, t=last.t + i / 6))
+    assert len(s.decided) == 1 and s.snapshot()["result"] is None and s.hand_no == 2
+    end = last.t + 5.0
+    for o in _empty(end + 0.1, CLEAR_TABLE_SECONDS + 0.5):
+        s.feed_observation(o)
+    for o in obs:
+        s.feed_observation(replace(o, t=o.t + end + 3.0))
+    assert [r["hand_no"] for r in s.decided] == [1, 2] and s.decided[1]["net"] == sc.truth["net"]
