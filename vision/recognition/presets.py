@@ -147,7 +147,8 @@ class MachineSettings:
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> "MachineSettings":
-        """The settings ``environ`` (``os.environ``) asks for; a bad thread count is a ValueError."""
+        """The settings ``environ`` (the environment, given by the command line) asks for; a bad thread
+        count is a ValueError naming the variable."""
         threads = environ.get("TABLEREF_ORT_THREADS", "") or "2"
         try:
             n = int(threads)

@@ -1,0 +1,164 @@
+"""The recogniser's rooms on their own (no model run): presets, the machine's settings, the spec, the plan, the memo."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tableref.vision.recognition import (MachineSettings, ModelError, RecognizerConfig, camera_preset,
+                                         live_table_preset, photo_preset, read_spec)
+from tableref.vision.recognition import memo as memo_mod
+from tableref.vision.recognition import plan as plan_mod
+from tableref.vision.recognition.presets import COUNT_TABLE, LIVE_VIDEO, PHOTO
+from tableref.vision.views import letterbox_view
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_presets_are_the_camera_settings_with_their_changes():
+    assert camera_preset() == RecognizerConfig()
+    assert camera_preset(det_conf=0.3).det_conf == 0.3
+    photo = photo_preset(precision="fp32")
+    assert all(getattr(photo, k) == v for k, v in PHOTO.items()) and photo.precision == "fp32"
+    assert not photo.fast_classifier and photo.vote_turns == (1, 2, 3)
+    desmoche, marriage = live_table_preset(), live_table_preset(count=True, several_packs=True)
+    for k, v in LIVE_VIDEO.items():
+        assert getattr(desmoche, k) == getattr(marriage, k) == v
+    assert desmoche.index_px_min is None and not desmoche.several_packs
+    assert all(getattr(marriage, k) == v for k, v in COUNT_TABLE.items()) and marriage.several_packs
+    assert live_table_preset(count=True, index_px_min=30.0).index_px_min == 30.0     # a change wins
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        camera_preset().det_conf = 0.1          # a settings value is frozen: changes make a new one
+    assert camera_preset().but(tiling=False) == camera_preset(tiling=False)
+
+
+def test_the_environment_is_read_into_machine_settings_once():
+    assert MachineSettings.from_environment({}) == MachineSettings("auto", False, 2)
+    m = MachineSettings.from_environment({"TABLEREF_BACKEND": "onnxruntime", "TABLEREF_CLASSIFIER": "full",
+                                          "TABLEREF_ORT_THREADS": "4"})
+    assert m == MachineSettings("onnxruntime", True, 4)
+    assert camera_preset(**m.config_changes()) == camera_preset(backend="onnxruntime", fast_classifier=False)
+    assert photo_preset(**m.config_changes()).fast_classifier is False
+    assert MachineSettings.from_environment({"TABLEREF_BACKEND": "", "TABLEREF_ORT_THREADS": ""}).backend == "auto"
+    for bad in ("two", "-1"):
+        with pytest.raises(ValueError, match="TABLEREF_ORT_THREADS"):
+            MachineSettings.from_environment({"TABLEREF_ORT_THREADS": bad})
+
+
+def test_a_bad_thread_count_in_the_environment_is_one_line(monkeypatch, capsys, tmp_path):
+    from tableref.cli import main
+
+    monkeypatch.setenv("TABLEREF_ORT_THREADS", "many")
+    assert main(["detect", str(tmp_path / "none.jpg")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "TABLEREF_ORT_THREADS" in err and "Traceback" not in err
+
+
+def test_no_module_of_vision_or_the_live_table_reads_the_environment():
+    """The command line reads it (MachineSettings) and passes values in; only the models' folder
+    (TABLEREF_MODELS, ``vision.runtime.default_models_dir``) is looked up where it is used."""
+    reads = re.compile(r"os\.environ|os\.getenv|getenv\(")
+    bad = [str(p.relative_to(ROOT)) for folder in ("vision", "tableref/live") for p in (ROOT / folder).rglob("*.py")
+           if p.name != "runtime.py" and reads.search(p.read_text(encoding="utf-8"))]
+    assert not bad, bad
+
+
+def _spec_dir(tmp_path, spec) -> Path:
+    (tmp_path / "recognition.json").write_text(spec if isinstance(spec, str) else json.dumps(spec))
+    return tmp_path
+
+
+GOOD = {"detector": {"file": "d.onnx", "imgsz": [640, 640], "index_px": {"min": 12, "max": 40}},
+        "classifier": {"file": "c.onnx", "fast_file": "f.onnx", "names": ["AS", "none"], "imgsz": 64, "margin": 0.2}}
+
+
+def test_the_spec_is_a_typed_value(tmp_path):
+    spec = read_spec(_spec_dir(tmp_path, GOOD))
+    assert (spec.detector_file, spec.classifier_file, spec.fast_classifier_file) == ("d.onnx", "c.onnx", "f.onnx")
+    assert spec.names == ("AS", "none") and spec.none_index == 1 and spec.imgsz == 640 and spec.stride == 32
+    assert spec.index_px == (12.0, None, 40.0) and spec.index_px_trained is None
+    band = plan_mod.index_band(spec, camera_preset())
+    assert (band.min, band.max) == (12.0, 40.0)
+    assert band.target == pytest.approx((6.0 * 90.0) ** 0.5 * plan_mod.READ_TARGET_FACTOR)
+    assert plan_mod.index_band(spec, camera_preset(index_px_min=20.0)).min == 20.0
+    with pytest.raises(ModelError, match="c.onnx is missing"):
+        spec.model_file("c.onnx")
+
+
+@pytest.mark.parametrize("spec, says", [
+    ("{", "cannot read"),
+    ({"detector": {"file": "d.onnx"}}, "lacks the detector or classifier entry"),
+    ({**GOOD, "classifier": {**GOOD["classifier"], "names": ["AS"]}}, "lack the 'none' class"),
+    ({**GOOD, "detector": {**GOOD["detector"], "imgsz": "big"}}, "not a number"),
+])
+def test_a_bad_spec_is_a_clear_model_error(tmp_path, spec, says):
+    with pytest.raises(ModelError, match=says):
+        read_spec(_spec_dir(tmp_path, spec))
+    with pytest.raises(ModelError, match="is missing"):
+        read_spec(tmp_path / "nowhere")
+
+
+def _plan(**changes) -> plan_mod.ScalePlan:
+    config = camera_preset(**changes)
+    band = plan_mod.IndexBand(16.0, 20.0, 60.0)
+    return plan_mod.ScalePlan(config=config, band=band, imgsz=640, dynamic=True, rect_stride=32)
+
+
+def test_the_plan_enlarges_small_indices_shrinks_large_ones_and_looks_again_where_it_saw_none():
+    plan = _plan()
+    full = plan.full_view(1280, 720)
+    assert full.scale == pytest.approx(0.5)
+    sure = np.full(5, 0.9, np.float32)
+    assert plan.second_views(1280, 720, full, np.full(5, 18.0, np.float32), sure) == []     # in the band
+    (enlarged,) = plan.second_views(1280, 720, full, np.full(5, 10.0, np.float32), sure)  # one piece: dynamic
+    assert enlarged.scale == pytest.approx(min(2.0, 0.5 * 20.0 / 10.0))
+    tiles = _plan(max_rect_pixels=0).second_views(1280, 720, full, np.full(5, 10.0, np.float32), sure)
+    assert len(tiles) > 1 and all(t.scale == pytest.approx(1.0) for t in tiles)
+    (shrunk,) = plan.second_views(1280, 720, full, np.full(5, 120.0, np.float32), sure)
+    assert shrunk.scale < full.scale
+    none = np.zeros(0, np.float32)
+    (small,) = plan.second_views(640, 480, plan.full_view(640, 480), none, none)   # a card filling the frame?
+    assert small.scale == pytest.approx(plan.full_view(640, 480).scale * plan_mod.SHRINK_WHEN_EMPTY)
+    big = plan.second_views(4000, 3000, plan.full_view(4000, 3000), none, none)     # indices too small to see?
+    assert 1 < len(big) <= plan.config.max_tiles
+    assert _plan(tiling=False).second_views(1280, 720, full, np.full(5, 10.0, np.float32), sure) == []
+
+
+def test_the_second_pass_wins_where_both_passes_see_one_index_and_the_turned_merge_keeps_rivals():
+    plan = _plan(rival_reread=True)
+    first = np.array([[0, 0, 10, 20], [50, 50, 60, 70]], np.float32)
+    second = np.array([[1, 0, 11, 20]], np.float32)
+    boxes, scores = plan.merge_second(second, np.array([0.3], np.float32), first, np.array([0.9, 0.8], np.float32))
+    assert boxes.tolist() == [[1, 0, 11, 20], [50, 50, 60, 70]] and scores.tolist() == pytest.approx([0.3, 0.8])
+    boxes, scores, rivals = plan.merge_turned(first, np.array([0.9, 0.8], np.float32), second,
+                                              np.array([0.3], np.float32))
+    assert boxes.tolist() == first.tolist()
+    rival_boxes, rival_scores, keeper = rivals
+    assert rival_boxes.tolist() == second.tolist() and keeper.tolist() == [0]
+    assert _plan().merge_turned(first, np.array([0.9, 0.8], np.float32), second, np.array([0.3], np.float32))[2] is None
+
+
+def test_the_memo_keeps_views_for_a_few_frames_only():
+    memo = memo_mod.FrameMemo()
+    views = [letterbox_view(1280, 720, 640, scale=1.0, rect_stride=32)]
+    memo.keep_views((1280, 720), views, 2)
+    assert memo.kept_views((1280, 720)) == views and memo.kept_views((1280, 720)) == views
+    assert memo.kept_views((1280, 720)) is None and memo.kept_views((1280, 720)) is None
+    memo.keep_views((1280, 720), views, 2)
+    assert memo.kept_views((640, 480)) is None and memo.kept_views((1280, 720)) is None   # another size forgets
+    sign = np.zeros((48, 80, 3), np.uint8)
+    boxes, scores = np.ones((1, 4), np.float32), np.ones(1, np.float32)
+    memo.remember_view("v", sign, boxes, scores)
+    for _ in range(memo_mod.REUSE_MAX_FRAMES):
+        kept = memo.view_boxes("v", sign + 3)                  # noise: unchanged
+        assert kept is not None and kept[0] is not boxes and kept[0].tolist() == boxes.tolist()
+    assert memo.view_boxes("v", sign) is None                  # kept long enough: read afresh
+    memo.remember_view("v", sign, boxes, scores)
+    assert memo.view_boxes("v", sign + 100) is None            # changed
+    for k in range(memo_mod.VIEW_MEMO_SIZE + 3):
+        memo.remember_view(k, sign, boxes, scores)
+    assert memo.view_boxes("v", sign) is None and memo.view_boxes(memo_mod.VIEW_MEMO_SIZE + 2, sign) is not None
