@@ -36,7 +36,6 @@ class Game:
     live_hand: str                     #: "module:Class" refereeing one hand at the live table
     json_commands: str                 #: module of the game's JSON rules commands (``tableref <game> ...``)
     count_scan: bool = False           #: decided by a per-seat count of laid-down hands
-    carries_pot: bool = False          #: an undecided hand's pot goes on to the next hand
 
     @property
     def one_pack(self) -> bool:
@@ -79,8 +78,7 @@ GAMES: dict[str, Game] = {g.name: g for g in (
     Game(name="desmoche", title="Desmoche", aka="", seats=(2, 4), default_seats=4, hand_size=(9,), packs=1,
          settings="tableref.referee.desmoche.settings:DesmocheSettings",
          build_settings="tableref.referee.desmoche.settings:desmoche_settings",
-         live_hand="tableref.live.desmoche:DesmocheLiveHand", json_commands="tableref.rules_json.desmoche",
-         carries_pot=True),
+         live_hand="tableref.live.desmoche:DesmocheLiveHand", json_commands="tableref.rules_json.desmoche"),
     Game(name="marriage", title="Marriage", aka="Matrimonio", seats=(2, 5), default_seats=3, hand_size=(21, 22),
          packs=3,
          settings="tableref.referee.marriage.settings:MarriageRules",

@@ -302,9 +302,3 @@ def group_melds(cards: list[TableCard], polys: list[np.ndarray], zone: Zone, *,
     melds.sort(key=lambda x: x[0])
     loose.sort(key=lambda x: x[0])
     return [m for _, m in melds], [c for _, c in loose]
-
-
-def order_left_to_right(cards: list[TableCard], zone: Zone) -> list[TableCard]:
-    """Cards sorted left → right as seen from ``zone``'s seat (by ``table_xy``)."""
-    right = zone.right
-    return sorted(cards, key=lambda c: c.table_xy[0] * right[0] + c.table_xy[1] * right[1])
