@@ -361,3 +361,33 @@ def test_marriage_counts_no_label_more_than_three_times():
     assert all(c.card != "5S" for seat in kept.seats for c in seat.cards)
     assert set_aside_overcounted(S([[["5S", "5S", "5S"]], [], [], []]), 3)[1] == []
 
+
+def test_a_lasting_blur_is_said_in_the_camera_status(tmp_path):
+    import cv2
+
+    from tableref.live import session as session_mod
+
+    class Recognizer:
+        """Reads nothing; counts the frames it was asked to read."""
+        read = 0
+
+        def observe(self, image, t=0.0):
+            Recognizer.read += 1
+            return FrameObservation(t=t, width=image.shape[1], height=image.shape[0], cards=[],
+                                    sharpness=session_mod_sharpness(image))
+
+    from tableref.vision.recognition import sharpness as session_mod_sharpness
+
+    rng = np.random.default_rng(0)
+    sharp = (rng.random((120, 160, 3)) * 255).astype(np.uint8)
+    for k in range(30):
+        cv2.imwrite(str(tmp_path / f"{k:03d}.png"), sharp if k < 10 else cv2.GaussianBlur(sharp, (0, 0), 4))
+    s = TableSession(source=str(tmp_path), game="desmoche", players=P3, realtime=False,
+                     recognizer=Recognizer(), tracker_options={"max_blur_seconds": 60.0})
+    s.analyse_every = 1
+    q = s.subscribe()
+    s.start()
+    assert s.wait(20)
+    said = [e for e in list(q.queue) if e["type"] == "camera_status" and e["status"] == "blurred"]
+    assert said and said[0]["message"] == session_mod.BLURRED_MESSAGE
+    assert Recognizer.read < 30                     # the blurred frames were not read

@@ -54,6 +54,9 @@ from tableref.live.setup import SetupError, TableSetup, check_setup
 from tableref.live.state import PlacedCard, SeatCards, TableState
 
 MAX_EVENTS = 300
+# a picture blurred this long (seconds of frame time) is said in the camera status
+BLUR_STATUS_SECONDS = 1.0
+BLURRED_MESSAGE = "picture blurred: hold the camera still / check focus"
 #: the hand boundary: once a hand is decided, the next begins when the camera has seen no face-up
 #: card for this long (seconds of frame time) -- the table was cleared (docs/live.md, "Hands")
 CLEAR_TABLE_SECONDS = 1.5
@@ -85,15 +88,21 @@ def resolve_source(spec: str, game: str) -> str:
 def state_from_stable(table, n_seats: int, corrections: dict[int, str | None] | None = None) -> TableState:
     """Convert a :class:`vision.table_state.StableTable` into a :class:`tableref.live.events.TableState`.
 
-    ``corrections`` maps a track id to the host's label (None: not a card, dropped).
+    ``corrections`` maps a track id to the host's label (None: not a card, dropped). An *unread*
+    card (its label not decided yet, ``TableCard.unread``) is never judged: a loose one is left
+    out, and so is a meld holding one (a meld read in part is not judged) until it is read or the
+    host says what it is.
     """
     corrections = corrections or {}
 
     def conv(c) -> PlacedCard | None:
         label = corrections.get(c.track_id, c.card) if c.track_id in corrections else c.card
-        if label is None:
+        if not label:
             return None
         return PlacedCard(int(c.track_id), label)
+
+    def unread(c) -> bool:
+        return not c.card and c.track_id not in corrections
 
     seats = []
     for s in range(n_seats):
@@ -101,6 +110,8 @@ def state_from_stable(table, n_seats: int, corrections: dict[int, str | None] | 
             st = table.seats[s]
             melds = []
             for m in st.melds:
+                if any(unread(c) for c in m.cards):
+                    continue
                 cards = [x for x in (conv(c) for c in m.cards) if x is not None]
                 if cards:
                     melds.append(cards)
@@ -142,6 +153,7 @@ class TableSession:
         self._camera = {"status": "connecting", "message": "not started", "fps": 0.0, "source": str(source)}
         self._fps_times: deque = deque(maxlen=30)
         self._corrections: dict[int, str | None] = {}
+        self._problems_said: set = set()            # recognition problems already told the host
         self._last_table = None
         self._tracker = None
         self._scanner = None
@@ -194,6 +206,7 @@ class TableSession:
         self.hand: LiveHand = new_hand(self.spec, self.players, rules=self.rules, stake=self.stake,
                                        pot_carried=self.pot, hand_no=self.hand_no, auto_finish=self.auto_finish)
         self._waiting_clear = False
+        self._hand_had_cards = False          # any card face up in this hand (a cleared table then ends it)
 
     def number_hands_from(self, first: int) -> None:
         """The next hand to be decided is hand ``first`` (the ledger's next hand), the others on from it."""
@@ -320,6 +333,8 @@ class TableSession:
                     self._emit_all(evs[1:])
                     return evs
                 return []
+            if any(seat.cards for seat in state.seats) or state.centre:
+                self._hand_had_cards = True
             evs = self.hand.observe(state)
             self._emit_all(evs)
             return evs
@@ -337,6 +352,16 @@ class TableSession:
                 for n in notes:
                     fields = {k: v for k, v in n.items() if k != "text"}
                     self._emit(make_event("recognition_repair", table.t, n["text"], cards=[n["taken_as"]], **fields))
+            # a card read more often than the packs hold it is shown to the host, never counted twice
+            from tableref.live.repair import set_aside_overcounted
+
+            state, problems = set_aside_overcounted(state, self.spec.packs)
+            for n in problems:
+                key = (n["card"], tuple(n["track_ids"]))
+                if key not in self._problems_said:
+                    self._problems_said.add(key)
+                    self._emit(make_event("recognition_problem", table.t, n["text"], cards=[n["card"]],
+                                          track_ids=n["track_ids"], what="overcounted"))
         return self.feed_state(state)
 
     def feed_observation(self, obs) -> list[dict]:
@@ -369,6 +394,7 @@ class TableSession:
             if self._scan_stale:                      # the host started this hand over the last one's cards
                 self._scan_stale = not empty
                 return []
+            self._hand_had_cards = self._hand_had_cards or not empty
             evs = self.hand.observe_scan(scan)
             self._emit_all(evs)
             return evs
@@ -396,10 +422,17 @@ class TableSession:
         with self._lock:
             self._stale.clear()                       # whatever lay there is gone
             self._scan_stale = False
-            if not self._waiting_clear:
-                return []
-            return self._start_next_hand(t, f"hand {self.hand_no + 1} starts: the table was cleared",
-                                         forget_table=True, cleared=True)
+            if self._waiting_clear:
+                return self._start_next_hand(t, f"hand {self.hand_no + 1} starts: the table was cleared",
+                                             forget_table=True, cleared=True)
+            if not self._hand_had_cards:
+                return []                             # nothing was played yet: the hand goes on
+            # cleared before it was decided: set aside, nothing recorded, and played again under its number
+            previous = self.hand_no
+            self.hand_no -= 1
+            return self._start_next_hand(t, f"hand {previous} was set aside: the table was cleared before it was "
+                                            "decided (nothing recorded); it starts again", forget_table=True,
+                                         cleared=True, previous=previous, previous_decided=False)
 
     def _start_next_hand(self, t: float, text: str, *, forget_table: bool, **fields) -> list[dict]:
         """Start the next hand (under the lock); ``forget_table``: the table is empty, start the tracker afresh."""
@@ -661,7 +694,10 @@ class TableSession:
                                 self._emit(make_event("hand_start", 0.0, f"hand {self.hand_no} starts (demo replay)",
                                                       hand_no=self.hand_no, replay=True))
                     continue
-                self._set_camera("ok", st.message if st.state == "ok" else "receiving frames", frame.t)
+                if self._tracker is not None and self._tracker.blurred_for >= BLUR_STATUS_SECONDS:
+                    self._set_camera("blurred", BLURRED_MESSAGE, frame.t)
+                else:
+                    self._set_camera("ok", st.message if st.state == "ok" else "receiving frames", frame.t)
                 n += 1
                 if (n - 1) % self.analyse_every:
                     continue
@@ -671,7 +707,7 @@ class TableSession:
                 last_t = frame.t
                 t0 = time.perf_counter()
                 try:
-                    obs = rec.observe(image, t=frame.t)
+                    obs = self._observe(rec, image, frame.t)
                 except Exception as exc:  # noqa: BLE001 - one bad frame must not stop the table
                     self._set_camera("error", f"could not analyse a frame: {exc}", frame.t)
                     continue
@@ -696,6 +732,20 @@ class TableSession:
         finally:
             if src is not None:
                 src.stop()
+
+    def _observe(self, rec, image: np.ndarray, t: float):
+        """The frame's observation; a frame too blurred to read (a hand moving, the camera refocusing:
+        :meth:`TableTracker.too_blurred`) is not read at all, only its sharpness is passed on."""
+        from tableref.vision.recognition import ensure_bgr, sharpness
+        from tableref.vision.types import FrameObservation
+
+        tracker = self._tracker
+        if tracker is not None:
+            image = ensure_bgr(image)
+            s = sharpness(image)
+            if tracker.too_blurred(s):
+                return FrameObservation(t=t, width=image.shape[1], height=image.shape[0], cards=[], sharpness=s)
+        return rec.observe(image, t=t)
 
     def _subs_want_video(self) -> bool:
         return True
@@ -729,6 +779,16 @@ class TableSession:
         except Exception:  # noqa: BLE001 - drawing must never stop the table
             return None
 
+    def _unread_cards(self) -> list[dict]:
+        table = self._last_table
+        out = []
+        for c in getattr(table, "unread", None) or []:
+            if c.track_id in self._corrections:
+                continue
+            out.append({"track_id": c.track_id, "zone": c.zone, "box": [round(float(v), 1) for v in c.box],
+                        "candidates": list(c.candidates)})
+        return out
+
     def snapshot(self) -> dict:
         """The current state, JSON-ready (see docs/live.md and the session contract)."""
         with self._lock:
@@ -753,6 +813,9 @@ class TableSession:
                 "hands_decided": len(self._results),
                 "frames_analysed": self.frames_analysed,
                 "ms_per_frame": round(self.ms_per_frame, 1),
+                # cards on the table whose label is not decided yet: shown to the host (their number,
+                # where they lie, what they might be), never judged until read or corrected
+                "unread": self._unread_cards(),
             }
             out.update(self.hand.table_view())
             return out
