@@ -200,3 +200,35 @@ def test_marriage_host_next_hand_over_the_laid_down_hands_does_not_count_them_ag
     for o in obs:
         s.feed_observation(replace(o, t=o.t + end + 3.0))
     assert [r["hand_no"] for r in s.decided] == [1, 2] and s.decided[1]["net"] == sc.truth["net"]
+
+
+def test_a_table_cleared_before_its_hand_is_decided_sets_the_hand_aside():
+    """Cards laid, nobody has won, the table is cleared: nothing is recorded, the hand keeps its
+    number, and the next deal is refereed as that hand (not merged into the last one)."""
+    sc, obs = _observations(3, 0.0)
+    first = _session(sc.players)
+    for o in obs:
+        first.feed_observation(o)
+    won_at = first.decided[0]["t"]
+    s = _session(sc.players)
+    undecided = [o for o in obs if o.t < won_at - 1.0]            # the hand before its winning meld
+    for o in undecided:
+        s.feed_observation(o)
+    assert s.decided == [] and any(seat["melds"] for seat in s.snapshot()["seats"])
+    end = undecided[-1].t
+    evs = []
+    for o in _empty(end + 0.1, CLEAR_TABLE_SECONDS + 0.5):
+        evs += s.feed_observation(o)
+    starts = [e for e in evs if e["type"] == "hand_start"]
+    assert len(starts) == 1 and starts[0]["previous_decided"] is False and "set aside" in starts[0]["text"]
+    assert s.hand_no == 1 and s.decided == [] and not [e for e in evs if e["type"] == "illegal_move"]
+    for o in obs:
+        s.feed_observation(replace(o, t=o.t + end + 3.0))
+    assert [r["hand_no"] for r in s.decided] == [1] and s.decided[0]["net"] == sc.truth["net"]
+
+
+def test_an_empty_table_before_any_card_ends_nothing():
+    s = _session(P3)
+    for o in _empty(0.0, 3 * CLEAR_TABLE_SECONDS):
+        assert s.feed_observation(o) == []
+    assert s.hand_no == 1 and not [e for e in s.snapshot()["events"] if e["type"] == "hand_start"]

@@ -175,8 +175,9 @@ def say_event(e: dict, t) -> str:
             text += " · " + t("can_finish")
         return text
     elif kind == "hand_start" and (e.get("by") == "host" or e.get("cleared")):
-        key = "ev_hand_start_cleared" if e.get("cleared") else \
-            "ev_hand_start_host" if e.get("previous_decided", True) else "ev_hand_start_again"
+        decided = e.get("previous_decided", True)
+        key = ("ev_hand_start_cleared" if decided else "ev_hand_start_set_aside") if e.get("cleared") else \
+            "ev_hand_start_host" if decided else "ev_hand_start_again"
     elif kind == "centre_changed" and not e.get("cards"):
         key = "ev_centre_empty"
     else:
