@@ -1,0 +1,821 @@
+"""The live table session: camera → recogniser → tracker → events → referee → verdicts.
+
+:class:`TableSession` is what ``tableref watch`` and the web app (``tableref serve``)
+run. A background thread reads the newest frame of the source
+(:func:`vision.sources.open_source`), recognises the face-up cards
+(:class:`vision.recognition.CardRecognizer`), follows them and publishes a stable
+table (:class:`vision.tracking.TableTracker`), and hands every new stable table
+to the game's live hand (a :class:`tableref.live.hand.LiveHand` made from the
+game's entry in :mod:`tableref.games`), which turns it into events with the
+referee's verdicts. The session knows no game: what differs between games is
+in the registry and in the live hand.
+
+Everything that changes is an *event* (a dict with ``"type"``, ``"t"`` and a
+readable ``"text"``, built by :func:`tableref.live.events.make_event`); subscribers (:meth:`TableSession.subscribe`) get each new
+event on their queue. A decided hand goes to :attr:`TableSession.on_hand_end`
+at once (the table service, :mod:`tableref.table.service`, records it in the
+ledger), and again as the final ``hand_end`` event. Problems with the camera
+(unplugged, a corrupt file, a stream that stops) become ``camera_status`` events
+and the status in :meth:`snapshot`; the source reconnects by itself and nothing
+already decided is lost. A source that fails for good is replaced by setting a new
+one (:meth:`reconfigure`), without a restart; the camera status always names the
+source in force. When a video file ends, the hand in progress is settled as it stands
+(a Desmoche hand without a winner carries its pot; a Marriage count is settled if
+the cards show a winner).
+
+What the camera cannot see is entered by the host: :meth:`correct_card`
+(a misread card, or "not a card"), :meth:`finish_hand` (Desmoche: the winner or
+"no winner"; Marriage: the tiplu, the winner, who has seen the joker, exposed
+tunnelas).
+
+For tests and tools, :meth:`feed_state` / :meth:`feed_table` /
+:meth:`feed_observation` drive the same logic without a camera.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections import deque
+from pathlib import Path
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from tableref import demo
+from tableref.games import game as game_spec
+from tableref.referee.errors import RefereeError
+from tableref.referee.reasons import Reason
+
+from tableref.live.events import make_event
+from tableref.live.hand import LiveHand, new_hand
+from tableref.live.setup import SetupError, TableSetup, check_setup
+from tableref.live.state import PlacedCard, SeatCards, TableState
+
+MAX_EVENTS = 300
+# a picture blurred this long (seconds of frame time) is said in the camera status
+BLUR_STATUS_SECONDS = 1.0
+BLURRED_MESSAGE = "picture blurred: hold the camera still / check focus"
+#: the hand boundary: once a hand is decided, the next begins when the camera has seen no face-up
+#: card for this long (seconds of frame time) -- the table was cleared (docs/live.md, "Hands")
+CLEAR_TABLE_SECONDS = 1.5
+#: a picture this flat (a covered lens, a black frame; sharpness 0..1) shows nothing: it neither
+#: counts as a cleared table nor lets one be cleared
+BLANK_SHARPNESS = 0.02
+
+
+class SessionError(ValueError):
+    """Bad session setup (message is for the user): a :class:`Reason` (English, ``key``, ``params``),
+    or the referee's own keyed message passed on, so that an interface can say it in any language."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def resolve_source(spec: str, game: str) -> str:
+    """``"demo"`` → the demo clip of ``game``; anything else unchanged."""
+    if demo.is_demo(spec):
+        p = demo.clip(game)
+        if p is None:
+            raise SessionError(Reason("demo_missing", "the built-in demo clip is missing from this installation "
+                                                      "(tableref/demo/)"))
+        return str(p)
+    return str(spec)
+
+
+def state_from_stable(table, n_seats: int, corrections: dict[int, str | None] | None = None) -> TableState:
+    """Convert a :class:`vision.table_state.StableTable` into a :class:`tableref.live.events.TableState`.
+
+    ``corrections`` maps a track id to the host's label (None: not a card, dropped). An *unread*
+    card (its label not decided yet, ``TableCard.unread``) is never judged: a loose one is left
+    out, and so is a meld holding one (a meld read in part is not judged) until it is read or the
+    host says what it is.
+    """
+    corrections = corrections or {}
+
+    def conv(c) -> PlacedCard | None:
+        label = corrections.get(c.track_id, c.card) if c.track_id in corrections else c.card
+        if not label:
+            return None
+        return PlacedCard(int(c.track_id), label)
+
+    def unread(c) -> bool:
+        return not c.card and c.track_id not in corrections
+
+    seats = []
+    for s in range(n_seats):
+        if s < len(table.seats):
+            st = table.seats[s]
+            melds = []
+            for m in st.melds:
+                if any(unread(c) for c in m.cards):
+                    continue
+                cards = [x for x in (conv(c) for c in m.cards) if x is not None]
+                if cards:
+                    melds.append(cards)
+            loose = [x for x in (conv(c) for c in st.loose) if x is not None]
+            seats.append(SeatCards(melds, loose))
+        else:
+            seats.append(SeatCards())
+    centre = [x for x in (conv(c) for c in table.centre) if x is not None]
+    return TableState(seats, centre, float(table.t))
+
+
+class TableSession:
+    """One table under one camera; see the module docstring and docs/live.md."""
+
+    def __init__(self, source: str = "demo", game: str = "desmoche", seats: int | None = None,
+                 players: list[str] | None = None, rules: dict | None = None,
+                 stake: int = 1, zones=None, realtime: bool = True, *,
+                 loop: bool | None = None, recognizer=None, machine=None, tracker_options: dict | None = None,
+                 auto_finish: bool = True, analyse_every: int = 1, setup: TableSetup | None = None):
+        """The table is ``setup`` (a checked :class:`TableSetup`, taken as given) or, without it, the
+        source, game, seats, players, rules and stake given, checked here by the same check."""
+        self.on_hand_end: Callable[[dict], None] | None = None
+        self._lock = threading.RLock()
+        self._subs: list[queue.Queue] = []
+        self._events: deque = deque(maxlen=MAX_EVENTS)
+        self._results: list[dict] = []
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._recognizer = recognizer
+        # how the models run here (a MachineSettings the command line read from the environment)
+        self._machine = machine
+        self._tracker_options = dict(tracker_options or {})
+        self.realtime = realtime
+        self.auto_finish = auto_finish
+        self.analyse_every = max(1, int(analyse_every))
+        self._loop_opt = loop
+        self._jpeg: bytes | None = None
+        self._frames: deque = deque(maxlen=12)     # the last annotated frames, (t, jpeg)
+        self._camera = {"status": "connecting", "message": "not started", "fps": 0.0, "source": str(source)}
+        self._fps_times: deque = deque(maxlen=30)
+        self._corrections: dict[int, str | None] = {}
+        self._problems_said: set = set()            # recognition problems already told the host
+        self._last_table = None
+        self._tracker = None
+        self._scanner = None
+        self._zones_arg = zones
+        self.zones = None
+        self.frames_analysed = 0
+        self.ms_per_frame = 0.0
+        self.hand_no = 0
+        self.pot = 0
+        self._waiting_clear = False
+        self._clear_since: float | None = None   # frame time since which no face-up card was seen
+        self._stale: set[int] = set()            # cards of the previous hand still on the table (track ids)
+        self._scan_stale = False                 # the count scan still shows the previous hand
+        self._restart_source = False
+        self._thread_done = False
+        if setup is None:
+            if demo.is_demo(source) and not players:
+                # the built-in clip was filmed with these players; use their names when the seats agree
+                demo_players = demo.setup(game).get("players") or []
+                if seats is None or seats == len(demo_players):
+                    players = list(demo_players) or None
+            setup = self._check(source=source, game=game, seats=seats, players=players, rules=rules, stake=stake)
+        self._configure(setup)
+        self._camera["source"] = self.source
+        self._new_hand()
+
+    # ------------------------------------------------------------------ setup
+    @staticmethod
+    def _check(**given) -> TableSetup:
+        """What was given (None: not said), checked by the one setup check; its refusal a SessionError."""
+        try:
+            return check_setup({k: v for k, v in given.items() if v is not None})
+        except SetupError as exc:
+            raise SessionError(exc.message) from None
+
+    def _configure(self, setup: TableSetup) -> None:
+        """Take a checked setup as given."""
+        self.setup = setup
+        self.source = setup.source
+        self.spec = game_spec(setup.game)
+        self.game = setup.game
+        self.n_seats = setup.seats
+        self.players = list(setup.players)
+        self.rules = dict(setup.rules)
+        self.stake = setup.stake
+        self.loop = self._loop_opt if self._loop_opt is not None else demo.is_demo(self.source)
+
+    def _new_hand(self) -> None:
+        self.hand_no += 1
+        self.hand: LiveHand = new_hand(self.spec, self.players, rules=self.rules, stake=self.stake,
+                                       pot_carried=self.pot, hand_no=self.hand_no, auto_finish=self.auto_finish)
+        self._waiting_clear = False
+        self._hand_had_cards = False          # any card face up in this hand (a cleared table then ends it)
+
+    def number_hands_from(self, first: int) -> None:
+        """The next hand to be decided is hand ``first`` (the ledger's next hand), the others on from it."""
+        with self._lock:
+            if self._waiting_clear:          # this hand is decided: the next one is ``first``
+                self.hand_no = int(first) - 1
+            else:
+                self.hand_no = int(first)
+                self.hand.hand_no = int(first)
+
+    def reconfigure(self, **setup) -> None:
+        """Change game, seats, players, rules, stake, source or zones (or take ``table_setup``, a checked
+        :class:`TableSetup`, as given). A new game, new players, rules or stake start a new hand."""
+        allowed = {"game", "seats", "players", "rules", "stake", "source", "zones", "realtime", "table_setup"}
+        unknown = set(setup) - allowed
+        if unknown:
+            raise SessionError(Reason("unknown_setup_fields", f"unknown setup field(s): {', '.join(sorted(unknown))}",
+                                      names=", ".join(sorted(unknown))))
+        with self._lock:
+            checked = setup.get("table_setup") or self._check(**self._merged(setup))
+            restart_source = checked.source != self.source or "zones" in setup
+            game_changed = (checked.game != self.game or checked.rules != self.rules or checked.stake != self.stake
+                            or list(checked.players) != self.players)
+            self._configure(checked)
+            if "realtime" in setup:
+                self.realtime = bool(setup["realtime"])
+            if "zones" in setup or game_changed:
+                if "zones" in setup:
+                    self._zones_arg = setup["zones"]
+                self.zones = None
+                self._tracker = None        # rebuilt with the new seats/zones on the next frame
+            if game_changed:
+                self.pot = 0
+                self._corrections.clear()
+                self._new_hand()
+                self._emit(make_event("setup", 0.0, f"new setup: {self.game}, {self.n_seats} players "
+                                      f"({', '.join(self.players)})", what="game", game=self.game,
+                                      players=list(self.players)))
+            elif "zones" in setup:
+                self._emit(make_event("setup", 0.0, "new table zones", what="zones"))
+            if restart_source:
+                self._replace_source()
+
+    def _merged(self, given: dict) -> dict:
+        """The setup in force with ``given`` laid over it (not yet checked)."""
+        cur = {"source": self.source, "game": self.game, "seats": self.n_seats, "players": None,
+               "rules": self.rules, "stake": self.stake}
+        if "players" not in given and "seats" not in given:
+            cur["players"] = self.players
+        new = {**cur, **{k: v for k, v in given.items() if k in cur}}
+        if "players" in given and "seats" not in given:
+            new["seats"] = None             # as many seats as players named
+        if "game" in given and "rules" not in given and new["game"] != self.game:
+            new["rules"] = None             # another game: its own house rules
+        return new
+
+    def _replace_source(self) -> None:
+        """A new source (or zones): the camera status names it at once; the camera thread, if it
+        ran and stopped (a source that failed for good, a file that ended), starts again."""
+        self._camera.update(fps=0.0)
+        self._fps_times.clear()
+        self._set_camera("connecting", f"opening {self.source}")
+        if self._thread is None:
+            return                      # never started: start() opens the new source
+        if self._thread.is_alive() and not self._thread_done:
+            self._restart_source = True
+        else:
+            self.start()
+
+    # ------------------------------------------------------------------ events
+    def subscribe(self) -> "queue.Queue[dict]":
+        q: queue.Queue = queue.Queue(maxsize=2000)
+        with self._lock:
+            self._subs.append(q)
+        return q
+
+    def unsubscribe(self, q) -> None:
+        with self._lock:
+            if q in self._subs:
+                self._subs.remove(q)
+
+    def _emit(self, event: dict) -> None:
+        event.setdefault("hand_no", self.hand_no)
+        self._events.append(event)
+        for q in list(self._subs):
+            try:
+                q.put_nowait(event)
+            except queue.Full:
+                pass
+
+    def _emit_all(self, events: list[dict]) -> None:
+        for e in events:
+            self._emit(e)
+            if e.get("type") == "hand_end":
+                self._hand_decided(e)
+
+    def _hand_decided(self, result: dict) -> None:
+        self._results.append(result)
+        self.pot = self.hand.carried_pot
+        self._waiting_clear = True
+        cb = self.on_hand_end
+        if cb is not None:
+            try:
+                cb(dict(result))
+            except Exception as exc:  # noqa: BLE001 - the app's problem must not stop the table
+                self._emit(make_event("error", result.get("t", 0.0), f"could not record the hand: {exc}"))
+
+    @property
+    def results(self) -> list[dict]:
+        """Every decided hand of this session, oldest first."""
+        return list(self._results)
+
+    # ------------------------------------------------------------------ feeding (camera-free)
+    def feed_state(self, state: TableState) -> list[dict]:
+        """Judge one stable table state; returns (and publishes) the events."""
+        with self._lock:
+            if self._waiting_clear:
+                if sum(len(s.cards) for s in state.seats) == 0:
+                    self._new_hand()
+                    evs = [make_event("hand_start", state.t, f"hand {self.hand_no} starts: the table was cleared",
+                                      hand_no=self.hand_no, cleared=True)]
+                    self._emit_all(evs)
+                    evs += self.hand.observe(state)
+                    self._emit_all(evs[1:])
+                    return evs
+                return []
+            if any(seat.cards for seat in state.seats) or state.centre:
+                self._hand_had_cards = True
+            evs = self.hand.observe(state)
+            self._emit_all(evs)
+            return evs
+
+    def feed_table(self, table) -> list[dict]:
+        """Judge a :class:`vision.table_state.StableTable` (host corrections applied)."""
+        with self._lock:
+            self._last_table = table
+            state = state_from_stable(table, self.n_seats, self._read_as())
+            if self.spec.one_pack and self._tracker is not None:
+                # one pack: a card read twice is a misreading; try the cards' second readings
+                from tableref.live.repair import repair_duplicates
+
+                state, notes = repair_duplicates(state, self._tracker)
+                for n in notes:
+                    fields = {k: v for k, v in n.items() if k != "text"}
+                    self._emit(make_event("recognition_repair", table.t, n["text"], cards=[n["taken_as"]], **fields))
+            # a card read more often than the packs hold it is shown to the host, never counted twice
+            from tableref.live.repair import set_aside_overcounted
+
+            state, problems = set_aside_overcounted(state, self.spec.packs)
+            for n in problems:
+                key = (n["card"], tuple(n["track_ids"]))
+                if key not in self._problems_said:
+                    self._problems_said.add(key)
+                    self._emit(make_event("recognition_problem", table.t, n["text"], cards=[n["card"]],
+                                          track_ids=n["track_ids"], what="overcounted"))
+        return self.feed_state(state)
+
+    def feed_observation(self, obs) -> list[dict]:
+        """Feed one frame's :class:`vision.types.FrameObservation` through the tracker (and,
+        for a Marriage count, the per-seat scan)."""
+        evs = self._watch_clear(obs)
+        tracker = self._ensure_tracker((obs.width, obs.height))
+        table = tracker.update(obs)
+        if table is not None and table.changed:
+            evs += self.feed_table(table)
+        evs += self._feed_scan(obs)
+        return evs
+
+    def _feed_scan(self, obs) -> list[dict]:
+        if not self.spec.count_scan or self.zones is None:
+            return []
+        if self._scanner is None or self._scanner.zones is not self.zones:
+            from tableref.live.scan import SeatScanner
+
+            self._scanner = SeatScanner(self.zones, self.n_seats)
+        scan = self._scanner.update(obs)
+        if scan is None:
+            return []
+        with self._lock:
+            empty = sum(len(s.cards) for s in scan.seats) == 0
+            if self._waiting_clear:
+                if empty:
+                    return self.feed_state(scan)      # the table is cleared: next hand
+                return []
+            if self._scan_stale:                      # the host started this hand over the last one's cards
+                self._scan_stale = not empty
+                return []
+            self._hand_had_cards = self._hand_had_cards or not empty
+            evs = self.hand.observe_scan(scan)
+            self._emit_all(evs)
+            return evs
+
+    # ------------------------------------------------------------------ the hand boundary
+    def _read_as(self) -> dict[int, str | None]:
+        """Track id -> label for the tracker's cards: the host's corrections, and None (not judged)
+        for cards of the previous hand still on the table."""
+        return {**self._corrections, **dict.fromkeys(self._stale)}
+
+    def _watch_clear(self, obs) -> list[dict]:
+        """The hand boundary, one analysed frame at a time: when no face-up card has been seen for
+        :data:`CLEAR_TABLE_SECONDS`, the table was cleared; a decided hand's next hand begins, with
+        the table forgotten (the new hand's cards are new cards wherever they are laid)."""
+        min_conf = float(self._tracker_options.get("min_confidence", 0.25))
+        seen = any(d.confidence >= min_conf for d in obs.cards)
+        t = float(obs.t)
+        if seen or float(obs.sharpness) < BLANK_SHARPNESS or (self._clear_since is not None and t < self._clear_since):
+            self._clear_since = None
+            return []
+        if self._clear_since is None:
+            self._clear_since = t
+        if t - self._clear_since < CLEAR_TABLE_SECONDS - 1e-9:
+            return []
+        with self._lock:
+            self._stale.clear()                       # whatever lay there is gone
+            self._scan_stale = False
+            if self._waiting_clear:
+                return self._start_next_hand(t, f"hand {self.hand_no + 1} starts: the table was cleared",
+                                             forget_table=True, cleared=True)
+            if not self._hand_had_cards:
+                return []                             # nothing was played yet: the hand goes on
+            # cleared before it was decided: set aside, nothing recorded, and played again under its number
+            previous = self.hand_no
+            self.hand_no -= 1
+            return self._start_next_hand(t, f"hand {previous} was set aside: the table was cleared before it was "
+                                            "decided (nothing recorded); it starts again", forget_table=True,
+                                         cleared=True, previous=previous, previous_decided=False)
+
+    def _start_next_hand(self, t: float, text: str, *, forget_table: bool, **fields) -> list[dict]:
+        """Start the next hand (under the lock); ``forget_table``: the table is empty, start the tracker afresh."""
+        if forget_table:
+            if self._tracker is not None:
+                self._tracker.reset()
+            self._scanner = None
+            self._last_table = None
+            self._corrections.clear()                 # track ids start again
+        self._new_hand()
+        evs = [make_event("hand_start", t, text, hand_no=self.hand_no, **fields)]
+        self._emit_all(evs)
+        return evs
+
+    def next_hand(self) -> dict:
+        """The host starts the next hand now (the table need not be cleared). The cards on the table
+        stay the last hand's: they are not judged in the new one. A hand not yet decided is set aside,
+        nothing recorded, and played again under its number. Returns what happened."""
+        with self._lock:
+            decided = self._waiting_clear
+            previous = self.hand_no
+            if not decided:
+                self.hand_no -= 1                     # the same hand again: its number is still free
+            on_table = {c.track_id for c in self._last_table.cards} if self._last_table is not None else set()
+            if self._tracker is not None:
+                on_table |= {tr.id for tr in self._tracker.confirmed_tracks()}
+            self._stale = on_table
+            self._scan_stale = bool(self.spec.count_scan)
+            t = self._last_table.t if self._last_table is not None else 0.0
+            text = (f"host: hand {self.hand_no + 1} starts" if decided else
+                    f"host: hand {previous} starts again (not recorded)")
+            self._start_next_hand(t, text, forget_table=False, by="host", previous=previous,
+                                  previous_decided=decided)
+            return {"hand_no": self.hand_no, "previous": previous, "previous_decided": decided}
+
+    def end_of_stream(self) -> dict | None:
+        """The source has ended: settle the hand in progress as it stands (if it can be)."""
+        with self._lock:
+            if self._waiting_clear:
+                return None
+            before = self.hand.result
+            result = self.hand.end_of_stream()
+            if result is not None and before is None:
+                self._emit_all([dict(result)])
+            return result
+
+    # ------------------------------------------------------------------ host input
+    def correct_card(self, track_id: int, card: str | None) -> dict:
+        """The host says what card track ``track_id`` is (None: not a card). Re-judges at once.
+
+        Raises :class:`KeyError` if no card with that id is on the table, :class:`SessionError`
+        for a card that cannot be parsed."""
+        from tableref.referee.cards import parse_card
+
+        try:
+            track_id = int(track_id)
+        except (TypeError, ValueError):
+            raise SessionError(Reason("track_id_not_number", f"track_id must be a number, got {track_id!r}",
+                                      value=repr(track_id))) from None
+        label = None
+        if card is not None:
+            try:
+                label = str(parse_card(card, "card"))
+            except RefereeError as exc:
+                raise SessionError(exc.message) from None
+        with self._lock:
+            old = None
+            found = False
+            if self._last_table is not None:
+                for c in self._last_table.cards:
+                    if c.track_id == track_id:
+                        old, found = c.card, True
+            if not found and self._tracker is not None:
+                for tr in self._tracker.confirmed_tracks():
+                    if tr.id == track_id:
+                        old, found = tr.label, True
+            if not found:
+                raise KeyError(track_id)
+            self._corrections[track_id] = label
+            self._emit(make_event(
+                "correction", self._last_table.t if self._last_table else 0.0,
+                f"host: card {track_id} is {label or 'not a card'}" + (f" (was read as {old})" if old else ""),
+                cards=[label] if label else [], track_id=track_id, old=old, card=label, by="host"))
+            if self._last_table is not None and not self._waiting_clear:
+                # judged again as if read right from the start: a correction is not a player's move
+                state = state_from_stable(self._last_table, self.n_seats, self._read_as())
+                self._emit_all(self.hand.rejudge(state, dict(self._corrections)))
+        return {"ok": True, "track_id": track_id, "card": label, "old": old}
+
+    def finish_hand(self, **host_input) -> dict:
+        """Close the current hand with the host's input (see the module docstring)."""
+        with self._lock:
+            if self._waiting_clear and self._results:
+                return dict(self._results[-1])
+            before = self.hand.result
+            try:
+                result = self.hand.finish(**host_input)
+            except RefereeError as exc:
+                raise SessionError(exc.message) from None
+            if before is None and result is not None:
+                self._emit_all([dict(result)])
+            return dict(result)
+
+    def preview_hand(self, **host_input) -> dict:
+        """What :meth:`finish_hand` with ``host_input`` would record, without recording anything
+        (the host is shown it and asked first). ``already_recorded`` when the hand is decided."""
+        import copy
+
+        with self._lock:
+            if self._waiting_clear and self._results:
+                return {**self._results[-1], "already_recorded": True}
+            if self.hand.result is not None:
+                return {**self.hand.result, "already_recorded": True}
+            hand = copy.deepcopy(self.hand)
+        try:
+            return dict(hand.finish(**host_input))
+        except RefereeError as exc:
+            raise SessionError(exc.message) from None
+
+    def set_pot(self, points: int) -> None:
+        """The pot the ledger holds (after an undo, or a new ledger session that paid it back):
+        the hand in progress and the next ones carry this much in."""
+        with self._lock:
+            self.pot = int(points)
+            if self.hand.result is None:
+                self.hand.carry_in(self.pot)
+
+    # ------------------------------------------------------------------ the camera loop
+    def _ensure_tracker(self, frame_size):
+        if self._tracker is None:
+            from tableref.vision.tracking import TableTracker
+
+            self.zones = self._make_zones(frame_size)
+            self._tracker = TableTracker(self.zones, **self._tracker_options)
+        return self._tracker
+
+    def _make_zones(self, frame_size):
+        from tableref.vision.zones import TableZones, default_zones
+
+        z = self._zones_arg
+        if z is None:
+            return default_zones(self.n_seats, (int(frame_size[0]), int(frame_size[1])), names=self.players)
+        if isinstance(z, TableZones):
+            zones = z
+        elif isinstance(z, dict):
+            zones = TableZones.from_json(z)
+        else:
+            zones = TableZones.load(z)
+        if zones.n_seats != self.n_seats:
+            raise SessionError(Reason("zones_seat_mismatch", f"the zones have {zones.n_seats} seats but the table "
+                                      f"has {self.n_seats}", zones=zones.n_seats, seats=self.n_seats))
+        return zones
+
+    def _get_recognizer(self):
+        if self._recognizer is None:
+            from tableref.vision.recognition import CardRecognizer, MachineSettings, live_table_preset
+
+            machine = self._machine or MachineSettings()
+            # a fixed camera over this game's table: a count of laid-down hands reads small
+            # indices enlarged, several packs let identical cards lie side by side
+            config = live_table_preset(count=self.spec.count_scan, several_packs=not self.spec.one_pack,
+                                       **machine.config_changes())
+            self._recognizer = CardRecognizer(threads=machine.threads, config=config)
+        return self._recognizer
+
+    def start(self) -> None:
+        """Start the background thread (frames → recogniser → tracker → events)."""
+        if self._thread is not None and self._thread.is_alive():
+            if not self._thread_done:
+                return
+            self._thread.join(timeout=5)       # a thread that ran out of source is on its way out
+        self._stop.clear()
+        self._restart_source = False
+        self._thread_done = False
+        self._thread = threading.Thread(target=self._run, name="table-session", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        t = self._thread
+        if t is not None and t is not threading.current_thread():
+            t.join(timeout=10)
+        self._thread = None
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the background thread to finish (a file that ended). True if it did."""
+        t = self._thread
+        if t is None:
+            return True
+        t.join(timeout)
+        return not t.is_alive()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def _set_camera(self, status: str, message: str, t: float = 0.0) -> None:
+        changed = (status != self._camera.get("status") or message != self._camera.get("message")
+                   or self.source != self._camera.get("source"))
+        self._camera.update(status=status, message=message, source=self.source)
+        if changed:
+            self._emit(make_event("camera_status", t, f"camera {status}: {message}", status=status,
+                                  message=message, source=self.source))
+
+    def _open_source(self):
+        from tableref.vision.sources import SourceError, open_source
+
+        try:
+            return open_source(resolve_source(self.source, self.game), realtime=self.realtime)
+        except (SourceError, SessionError) as exc:
+            self._set_camera("error", str(exc))
+            return None
+
+    def _run(self) -> None:
+        src = None
+        last_t = 0.0
+        try:
+            try:
+                rec = self._get_recognizer()
+            except Exception as exc:  # noqa: BLE001 - missing/bad model: a status, not a crash
+                self._set_camera("error", f"card recognition is not available: {exc}")
+                return
+            n = 0
+            while not self._stop.is_set():
+                if self._restart_source:
+                    self._restart_source = False
+                    if src is not None:
+                        src.stop()
+                        src = None
+                if src is None:
+                    src = self._open_source()
+                    if src is None:
+                        if self._stop.wait(2.0):
+                            break
+                        continue
+                frame = src.read(timeout=0.5)
+                st = src.status
+                if self._restart_source:
+                    continue                # a new source was set meanwhile: this one's news is stale
+                self._camera["dropped"] = st.dropped
+                if frame is None:
+                    self._set_camera(st.state, st.message, last_t)
+                    if src.ended:
+                        failed = st.state == "error"
+                        if not failed:
+                            self.end_of_stream()
+                        src.stop()
+                        src = None
+                        if failed or not self.loop:
+                            with self._lock:
+                                if not self._restart_source:
+                                    self._thread_done = True     # a new source starts a new thread
+                                    break
+                            continue
+                        with self._lock:
+                            self._tracker = None
+                            if self._waiting_clear:
+                                self._new_hand()
+                                self._emit(make_event("hand_start", 0.0, f"hand {self.hand_no} starts (demo replay)",
+                                                      hand_no=self.hand_no, replay=True))
+                    continue
+                if self._tracker is not None and self._tracker.blurred_for >= BLUR_STATUS_SECONDS:
+                    self._set_camera("blurred", BLURRED_MESSAGE, frame.t)
+                else:
+                    self._set_camera("ok", st.message if st.state == "ok" else "receiving frames", frame.t)
+                n += 1
+                if (n - 1) % self.analyse_every:
+                    continue
+                image = frame.image
+                if image is None:
+                    continue
+                last_t = frame.t
+                t0 = time.perf_counter()
+                try:
+                    obs = self._observe(rec, image, frame.t)
+                except Exception as exc:  # noqa: BLE001 - one bad frame must not stop the table
+                    self._set_camera("error", f"could not analyse a frame: {exc}", frame.t)
+                    continue
+                self._watch_clear(obs)
+                tracker = self._ensure_tracker((image.shape[1], image.shape[0]))
+                table = tracker.update(obs)
+                if table is not None and table.changed:
+                    self.feed_table(table)
+                self._feed_scan(obs)
+                dt = time.perf_counter() - t0
+                self.frames_analysed += 1
+                self.ms_per_frame = 0.9 * self.ms_per_frame + 0.1 * dt * 1000 if self.ms_per_frame else dt * 1000
+                now = time.monotonic()
+                self._fps_times.append(now)
+                if len(self._fps_times) >= 2:
+                    span = self._fps_times[-1] - self._fps_times[0]
+                    self._camera["fps"] = round((len(self._fps_times) - 1) / span, 1) if span > 0 else 0.0
+                if self._subs_want_video():
+                    self._jpeg = self._annotate(image, obs, tracker)
+                    if self._jpeg is not None:
+                        self._frames.append((frame.t, self._jpeg))
+        finally:
+            if src is not None:
+                src.stop()
+
+    def _observe(self, rec, image: np.ndarray, t: float):
+        """The frame's observation; a frame too blurred to read (a hand moving, the camera refocusing:
+        :meth:`TableTracker.too_blurred`) is not read at all, only its sharpness is passed on."""
+        from tableref.vision.recognition import ensure_bgr, sharpness
+        from tableref.vision.types import FrameObservation
+
+        tracker = self._tracker
+        if tracker is not None:
+            image = ensure_bgr(image)
+            s = sharpness(image)
+            if tracker.too_blurred(s):
+                return FrameObservation(t=t, width=image.shape[1], height=image.shape[0], cards=[], sharpness=s)
+        return rec.observe(image, t=t)
+
+    def _subs_want_video(self) -> bool:
+        return True
+
+    # ------------------------------------------------------------------ views
+    def latest_jpeg(self) -> bytes | None:
+        """The newest analysed frame with boxes, labels and verdict colours (JPEG)."""
+        return self._jpeg
+
+    def frame_at(self, t: float) -> tuple[float, bytes] | None:
+        """``(t, jpeg)``: the annotated frame of media time ``t`` while it is among the last few
+        (a verdict's event carries the time of the frame it was decided on), else the newest;
+        None before the first frame."""
+        frames = list(self._frames)
+        for ft, jpeg in reversed(frames):
+            if abs(ft - t) < 0.006:
+                return ft, jpeg
+        return frames[-1] if frames else None
+
+    def _annotate(self, image: np.ndarray, obs, tracker) -> bytes | None:
+        from tableref.live.overlay import annotate
+
+        try:
+            with self._lock:
+                views = self.hand.seat_views()
+                winner = self.hand.winner
+            img = annotate(image, tracker, self.zones, views, self._corrections, winner,
+                           self._camera.get("status", ""))
+            ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 75])
+            return buf.tobytes() if ok else None
+        except Exception:  # noqa: BLE001 - drawing must never stop the table
+            return None
+
+    def _unread_cards(self) -> list[dict]:
+        table = self._last_table
+        out = []
+        for c in getattr(table, "unread", None) or []:
+            if c.track_id in self._corrections:
+                continue
+            out.append({"track_id": c.track_id, "zone": c.zone, "box": [round(float(v), 1) for v in c.box],
+                        "candidates": list(c.candidates)})
+        return out
+
+    def snapshot(self) -> dict:
+        """The current state, JSON-ready (see docs/live.md and the session contract)."""
+        with self._lock:
+            state = self.hand.state
+            seats = self.hand.seat_views()
+            result = self.hand.result
+            out = {
+                "game": self.game,
+                "hand_no": self.hand_no,
+                "players": list(self.players),
+                "stake": self.stake,
+                "rules": dict(self.rules),
+                "pot": self.pot,
+                "camera": dict(self._camera),
+                "seats": seats,
+                "centre": {"cards": [c.card for c in state.centre], "track_ids": [c.track_id for c in state.centre]},
+                "winner": self.hand.winner,
+                "result": dict(result) if result else None,
+                "waiting_for_clear_table": self._waiting_clear,
+                "clear_table_seconds": CLEAR_TABLE_SECONDS,
+                "events": list(self._events)[-50:],
+                "hands_decided": len(self._results),
+                "frames_analysed": self.frames_analysed,
+                "ms_per_frame": round(self.ms_per_frame, 1),
+                # cards on the table whose label is not decided yet: shown to the host (their number,
+                # where they lie, what they might be), never judged until read or corrected
+                "unread": self._unread_cards(),
+            }
+            out.update(self.hand.table_view())
+            return out
