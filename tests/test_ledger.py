@@ -261,13 +261,20 @@ def test_csv_export(ledger):
     import csv
     import io
     rows = list(csv.reader(io.StringIO(text)))
-    assert rows[0][9:12] == ["'=cmd()", "Beto", "pot"]
-    assert rows[1][2] == "hand" and rows[1][9:11] == ["2", "-2"] and rows[1][8] == "0.25"
-    assert rows[2][2] == "hand_correction" and rows[2][9:11] == ["1", "-1"]
-    assert rows[3][2] == "balance" and rows[3][9:12] == ["3", "-3", "0"]
-    assert rows[4][2] == "money" and rows[4][9:12] == ["0.75", "-0.75", "0.00"]
-    assert rows[5][2] == "settle" and rows[5][9:11] == ["0.75", "-0.75"]
-    assert rows[6][2] == "transfer" and rows[6][7] == "Beto pays =cmd()" and rows[6][-2] == "0.75"
+    head = rows[0]
+    assert head[9:13] == ["unit", "'=cmd()", "Beto", "pot"] and head[13:] == ["hand_items", "undone", "from", "to",
+                                                                           "amount"]
+    col = {name: head.index(name) for name in head}
+    assert rows[1][2] == "hand" and rows[1][10:12] == ["2", "-2"] and rows[1][8] == "0.25"
+    assert rows[1][col["unit"]] == "points" and rows[1][col["hand_items"]] == "win =cmd() +2"
+    assert rows[2][2] == "hand_correction" and rows[2][10:12] == ["1", "-1"]
+    assert rows[3][2] == "balance" and rows[3][10:13] == ["3", "-3", "0"] and rows[3][col["unit"]] == "points"
+    assert rows[4][2] == "money" and rows[4][10:13] == ["0.75", "-0.75", "0.00"] and rows[4][col["unit"]] == "money"
+    assert rows[5][2] == "settle" and rows[5][10:12] == ["0.75", "-0.75"]
+    # a transfer says who pays whom how much in columns named for it, not in 'why' or 'hand_items'
+    assert rows[6][2] == "transfer" and [rows[6][col[k]] for k in ("from", "to", "amount")] == ["Beto", "'=cmd()",
+                                                                                              "0.75"]
+    assert rows[6][col["why"]] == "" and rows[6][col["hand_items"]] == ""
 
 
 # ---------------------------------------------------------------- balances and transfers
@@ -465,8 +472,8 @@ def _csv_rows(led, sid):
     import io
     rows = list(csv.reader(io.StringIO(led.export_csv(sid))))
     header = rows[0]
-    first = header.index("point_value") + 1
-    accounts = header[first:header.index("items")]
+    first = header.index("unit") + 1
+    accounts = header[first:header.index("hand_items")]
     return {r[2]: dict(zip(accounts, r[first:first + len(accounts)])) for r in rows[1:] if r[0] == ""}, \
         [r for r in rows[1:] if r[2] == "transfer"], accounts
 
@@ -595,8 +602,8 @@ def test_money_agrees_to_the_cent_over_random_histories(tmp_path_factory, ops, c
             assert sum(Decimal(v) for v in rows["money"].values()) == 0
             assert sum(int(v) for v in rows["balance"].values()) == 0
             assert {p: Decimal(rows["settle"][p]) for p in money} == {p: Decimal(v) for p, v in summary["settle"].items()}
-            assert [(r[7], Decimal(r[-2])) for r in transfers] == \
-                [(f"{t['from']} pays {t['to']}", Decimal(t["money"])) for t in summary["transfers"]]
+            assert [(r[-3], r[-2], Decimal(r[-1])) for r in transfers] == \
+                [(t["from"], t["to"], Decimal(t["money"])) for t in summary["transfers"]]
             return settle
 
         before = check_views()

@@ -664,7 +664,7 @@ def test_point_value_change_settles_per_hand_money_and_new_session_pays_the_pot_
     assert sum(t["cents"] for t in data["transfers"] if t["to"] == "Ana") == 1350  # 13.00 + her 0.50 back
     assert data["settle"]["Ana"] == "13.50"
     csv_text = c.get("/api/ledger.csv").get_data(as_text=True)
-    assert ",money,,,,,,,13.00,-5.00,-5.00,-5.00,2.00,," in csv_text
+    assert ",money,,,,,,,money,13.00,-5.00,-5.00,-5.00,2.00,," in csv_text
     r = post(c, "/api/session/new", {"why": "next evening"}, tok)
     assert r.status_code == 200 and session.pot == 0
     old = ledger.summary(ledger.sessions()[-2]["id"])

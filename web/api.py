@@ -363,7 +363,7 @@ def confirm_hand():
             preview = session_call(None, c.service.preview_hand, **host_input)
             preview["say"] = say_event({**preview, "type": "hand_end"}, translator(pick_language()))
             return jsonify({"ok": True, "recorded": False, "preview": preview})
-        result = session_call(None, c.service.finish_hand, **host_input)
+        result = session_call(None, c.service.finish_hand, **host_input, why=why_of(data), **_who())
     return jsonify({"ok": True, "recorded": True, "result": result, "ledger_error": c.last_ledger_error})
 
 

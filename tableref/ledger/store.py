@@ -758,17 +758,19 @@ class Ledger:
     def export_csv(self, session_id: int) -> str:
         """The session as CSV: one row per journal entry that moves points, then the balances and transfers.
 
-        Every account has a column, the pot too; the ``balance`` (points) and
-        ``money`` rows sum to zero with it, ``pot_return`` pays the pot back and
-        ``settle`` is what the ``transfer`` rows pay (see :meth:`settlement`).
+        Every account has a column, the pot too, holding what ``unit`` says (points or money);
+        the ``balance`` (points) and ``money`` rows sum to zero with it, ``pot_return`` pays the
+        pot back and ``settle`` is what the ``transfer`` rows pay (see :meth:`settlement`):
+        each ``transfer`` row says who pays (``from``), whom (``to``) and how much (``amount``).
+        ``hand_items`` lists a hand's scoring (``win Ana +3; mico Ana +3``).
         """
         players = self.players(session_id)
         accounts = [*players, POT]
         hands = {h["id"]: h for h in self.hands(session_id)}
         buf = io.StringIO()
         w = _SafeWriter(csv.writer(buf))
-        w.writerow(["entry", "time_utc", "kind", "hand", "game", "winner", "who", "why", "point_value",
-                    *players, "pot", "items", "undone"])
+        w.writerow(["entry", "time_utc", "kind", "hand", "game", "winner", "who", "why", "point_value", "unit",
+                    *players, "pot", "hand_items", "undone", "from", "to", "amount"])
         for e in self.entries(session_id):
             if e["kind"] not in PAYING_KINDS:
                 continue
@@ -779,20 +781,25 @@ class Ledger:
                                   + (f" {it['points']:+d}" if isinstance(it.get("points"), int) else "")
                                   for it in h["items"])
             w.writerow([e["id"], e["created_at"], e["kind"], h["hand_no"] if h else "", h["game"] if h else "",
-                        (h["winner"] or "") if h else "", e["who"], e["why"], dec(point_value_cents(h["point_value"])) if h else "",
-                        *[e["payments"].get(p, "") for p in accounts], items, "yes" if e["undone"] else ""])
+                        (h["winner"] or "") if h else "", e["who"], e["why"],
+                        dec(point_value_cents(h["point_value"])) if h else "", "points",
+                        *[e["payments"].get(p, "") for p in accounts], items, "yes" if e["undone"] else "", "", "", ""])
         points, cents = self._sums(session_id)
         settle = self.settlement(session_id)
-        blank = ["", "", "", "", "", "", ""]
-        w.writerow(["", "", "balance", *blank[:6], *[points.get(p, 0) for p in accounts], "points", ""])
-        w.writerow(["", "", "money", *blank[:6], *[dec(cents.get(p, 0)) for p in accounts], "", ""])
+
+        def total(kind: str, unit: str, cells: list, why: str = "") -> None:
+            w.writerow(["", "", kind, "", "", "", "", why, "", unit, *cells, "", "", "", "", ""])
+
+        total("balance", "points", [points.get(p, 0) for p in accounts])
+        total("money", "money", [dec(cents.get(p, 0)) for p in accounts])
         if settle["pot_return"]:
-            w.writerow(["", "", "pot_return", *blank[:6], *[dec(settle["pot_return"].get(p, 0)) for p in players],
-                        dec(-sum(settle["pot_return"].values())), "the pot goes back to those who put it in", ""])
-        w.writerow(["", "", "settle", *blank[:6], *[dec(settle["owed"].get(p, 0)) for p in players], dec(0), "", ""])
+            total("pot_return", "money", [*[dec(settle["pot_return"].get(p, 0)) for p in players],
+                                          dec(-sum(settle["pot_return"].values()))],
+                  why="the pot goes back to those who put it in")
+        total("settle", "money", [*[dec(settle["owed"].get(p, 0)) for p in players], dec(0)])
         for t in settle["transfers"]:
-            w.writerow(["", "", "transfer", "", "", "", "", f"{t['from']} pays {t['to']}", "",
-                        *["" for _ in accounts], dec(t["cents"]), ""])
+            w.writerow(["", "", "transfer", "", "", "", "", "", "", "money", *["" for _ in accounts], "", "",
+                        t["from"], t["to"], dec(t["cents"])])
         return buf.getvalue()
 
 

@@ -40,6 +40,8 @@ DEMO_LEDGER_NOTE = ("demo table: its hands are kept in a temporary ledger in mem
                     "server stops; your own ledger is not touched")
 #: what is said about a ledger asked for in memory
 MEMORY_NOTE = "the hands are kept in memory only and forgotten at the end"
+#: the journal's reason for a hand the host ended (the page says it in its language)
+ENDED_BY_HOST = "ended by the host"
 #: said instead of recording a demo hand in the user's ledger
 DEMO_NOT_RECORDED = "a hand of the demo clip: not recorded in your ledger"
 
@@ -64,6 +66,7 @@ class TableService:
         self.last_ledger_error: str | None = None
         self._listeners: list[Callable[[dict], None]] = []
         self._owned: list = []          # what close() releases: the ledger and lock open() made
+        self._closing = threading.local()   # who ends the hand this thread is ending (finish_hand)
         self.resumed = False            # open() resumed a ledger session
         if session_id is None:
             session_id, _ = ledger.resume_or_open(self.table_setup(), who=who)
@@ -203,8 +206,8 @@ class TableService:
             return None
         try:
             with self.lock:
-                hand = self.ledger.commit_hand(self.session_id, result, who="referee",
-                                               external_id=result.get("hand_key"))
+                by = getattr(self._closing, "by", None) or {"who": "referee"}
+                hand = self.ledger.commit_hand(self.session_id, result, **by, external_id=result.get("hand_key"))
                 self.sync_hand_numbers()
             self.last_ledger_error = None
         except Exception as exc:  # noqa: BLE001 - never kill the session's thread; tell the host
@@ -268,7 +271,12 @@ class TableService:
         with self.lock:
             return self.session.preview_hand(**host_input)
 
-    def finish_hand(self, **host_input) -> dict:
-        """Close the hand in progress with what the camera cannot see (see the live session)."""
+    def finish_hand(self, *, who: str = "host", why: str = "", client: str | None = None, **host_input) -> dict:
+        """End the hand in progress with what the camera cannot see (see the live session); the ledger
+        journals it as ``who``'s (the host's), not the referee's."""
         with self.lock:
-            return self.session.finish_hand(**host_input)
+            self._closing.by = {"who": who, "why": why or ENDED_BY_HOST, "client": client}
+            try:
+                return self.session.finish_hand(**host_input)
+            finally:
+                self._closing.by = None

@@ -7,6 +7,8 @@ const STR = JSON.parse(document.getElementById("i18n").textContent || "{}");
 const T = (k) => (k in STR ? STR[k] : k);
 // a string with its {placeholders} filled in
 const TF = (k, params) => T(k).replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
+// a word the program writes in the journal ("referee", "camera misread") in the page's language; a host's own words as they are
+const journalWord = (v) => { const k = "journal_" + String(v).replace(/ /g, "_"); return k in STR ? STR[k] : v; };
 const TK = (prefix, v) => (prefix + v in STR ? STR[prefix + v] : String(v).replace(/_/g, " "));
 const PAGE = document.body.dataset.page;
 const HOST = document.body.dataset.host === "yes";
@@ -433,7 +435,7 @@ function renderScoreboard(data) {
   $("#journal").replaceChildren(...(data.entries || []).slice().reverse().map((e) => el("li", { class: "entry " + e.kind + (e.undone ? " undone" : "") },
     el("time", {}, e.created_at.replace("T", " ").slice(0, 19)), " ", el("b", {}, TK("entry_", e.kind)),
     e.payload && e.payload.hand_no ? " #" + e.payload.hand_no : "",
-    " · " + e.who + (e.why ? " — " + e.why : ""),
+    " · " + journalWord(e.who) + (e.why ? " — " + journalWord(e.why) : ""),
     Object.keys(e.payments || {}).length ? el("small", {}, " (" + Object.entries(e.payments).map(([p, v]) => p + " " + signed(v)).join(", ") + ")") : null)));
 }
 
