@@ -149,11 +149,10 @@ class CardRecognizer:
 
     # -- the steps, one at a time (tools and tests) ------------------------------
 
-    def read_indices(self, image: np.ndarray, find_outlines: bool = False) -> list[IndexReading]:
+    def read_indices(self, image: np.ndarray) -> list[IndexReading]:
         """The corner indices of ``image`` found and read (``none`` dropped), as :meth:`recognize`
-        reads them before the assembly. ``find_outlines``: the helper thread looks for lone cards'
-        outlines meanwhile (their cards are not read)."""
-        frame = self._frame(image, find_outlines=find_outlines)
+        reads them before the assembly (:attr:`last_stats` says what was done)."""
+        frame = self._frame(image)
         self.last_stats = frame.stats
         return self._read_indices(frame)
 
@@ -183,5 +182,6 @@ class CardRecognizer:
         each): the same boxes as two calls, in less time."""
         return tuple(self.finder.detect_group(self._frame(image), [(view, False), (view, True)]))
 
-    def _frame(self, image: np.ndarray, find_outlines: bool = False) -> FrameReading:
-        return FrameReading(image, self._helper, find_outlines=find_outlines)
+    def _frame(self, image: np.ndarray) -> FrameReading:
+        """A frame read one step at a time: no work in the helper thread."""
+        return FrameReading(image, self._helper)
