@@ -545,3 +545,29 @@ def test_autowin_declared_before_the_cambio():
     h.cambio("b", "8D"); h.cambio("a", "AC"); h.cambio("c", "2H")
     h.end_declarations()
     assert h.winner == "b" and h.autowin == "cuatro_cuerpos"
+
+
+def test_the_hand_judges_its_table_with_the_live_table_referee():
+    """One model: a hand is the live session's TableReferee plus the cards a camera does not see; every change of
+    the table it accepts is a view that referee judged (the same verdicts the live session gives)."""
+    from tableref.referee.desmoche.table import TableReferee
+
+    h = new_hand(rules={"strict_order": "warn"})
+    assert isinstance(h, TableReferee) and h.history == []
+    h.draw("b"); h.decline("b"); h.decline("a")
+    h.take("c", [["3H", "3D", "3S", "3C"]])         # laid without alternating colours: a warning, not illegal
+    verdict = h.history[-1]
+    assert verdict.accepted and [c.change for c in verdict.changes] == ["added"]
+    assert verdict.players["c"].melds[0].valid and not verdict.players["c"].melds[0].in_order
+    live = TableReferee(SEATS, rules={"strict_order": "warn"}, dealer="c")
+    assert live.observe({"c": [["3H", "3D", "3S", "3C"]]}).to_json() == verdict.to_json()
+    assert h.warnings and "alternating" in h.warnings[0]
+
+
+def test_a_declared_kind_must_be_shown_by_the_cards():
+    hands = {"b": "AS 3C 4D 7H 8S 10D JS QH KD", "a": "6H 7C 9S 2C 4C QS 8D JD AC",
+             "c": "2H 3D 4H 7S 8C 10H JC QD KH"}
+    h = new_hand(hands=hands, stock="4S 9H 2D", passes={"b": "3C", "a": "AC", "c": "2H"})
+    with pytest.raises(IllegalAction, match="shows no cuatro_cuerpos"):
+        h.declare_autowin("b", "cuatro_cuerpos")
+    assert h.declare_autowin("b", "peladilla") == "peladilla" and h.claims["b"][0] == "peladilla"

@@ -33,6 +33,40 @@ def test_desmoche_bots_play_legal_hands(seed):
     assert cards or t["autowin"] or t["winner"] is None
 
 
+@pytest.mark.parametrize("seed,winner,autowin,net,frames", [
+    (3, "Beto", None, {"Ana": -1, "Beto": 2, "Cris": -1}, 11),
+    (40, "Dani", "cuatro_cuerpos", {"Ana": -2, "Beto": -2, "Cris": -2, "Dani": 6}, 3),
+    (1000, "Ana", "peladilla", {"Ana": 6, "Beto": -2, "Cris": -2, "Dani": -2}, 3),
+    (1002, "Ana", None, {"Ana": 3, "Beto": -1, "Cris": -1, "Dani": -1}, 14),
+])
+def test_desmoche_bots_play_the_same_games(seed, winner, autowin, net, frames):
+    """A seed is a game: the rendered evaluation's hands (seeds 1000+) and the development ones stay the same."""
+    sc = play_desmoche(seed)
+    assert (sc.truth["winner"], sc.truth["autowin"], sc.truth["net"], len(sc.keyframes)) == (
+        winner, autowin, net, frames)
+
+
+def test_desmoche_bots_play_on_the_referees_hand(monkeypatch):
+    """The bots only choose: a move the rules forbid is refused by the referee's DesmocheHand, not played."""
+    from tableref.referee.errors import IllegalAction
+    from tableref.simulate import bots
+
+    def lay_the_card_alone(self, card, action):
+        return [list(m) for m in self.melds] + [[card]], [str(card)]
+
+    monkeypatch.setattr(bots.DesmocheBot, "lay", lay_the_card_alone)
+    with pytest.raises(IllegalAction, match="not a meld"):
+        play_desmoche(3)
+
+
+@pytest.mark.parametrize("rules", [{"forced_meld": True}, {"strict_order": "disqualify"}])
+def test_desmoche_bots_follow_the_house_rules(rules):
+    """The forced meld and disqualification for melds out of order happen in the bots' games too."""
+    texts = [kf.text for seed in range(6) for kf in play_desmoche(seed, rules=rules).keyframes]
+    word = "forced meld" if "forced_meld" in rules else "wrong order"
+    assert any(word in t for t in texts)
+
+
 @pytest.mark.parametrize("seed", range(0, 30, 5))
 def test_marriage_bots_truth_is_consistent(seed):
     sc = play_marriage(seed)

@@ -2,10 +2,11 @@
 
 Modules: ``settings`` (house-rule switches), ``melds`` (runs, sets, laying order),
 ``autowin`` (peladilla, cuatro cuerpos, color), ``moves`` (what changed on the
-table and whether it was legal), ``hand`` (the full hand as a state machine),
+table and whether it was legal), ``table`` (the table referee: snapshots of the
+table in, verdicts out; the live camera session uses it), ``hand`` (a whole hand:
+the table referee plus the hands, stock and turns; the bots play it),
 ``bonuses`` (Mico, Arriba del Palo, Color), ``side_games``, ``settle`` (stakes,
-pot carry-over, nets), ``table`` (the snapshot referee for the camera session),
-``seats`` (seat order and direction of play).
+pot carry-over, nets), ``seats`` (seat order and direction of play).
 """
 from tableref.referee.desmoche.settings import DesmocheSettings, desmoche_settings  # noqa: F401
 from tableref.referee.desmoche.hand import DesmocheHand  # noqa: F401,E402

@@ -1,4 +1,11 @@
-"""One hand of Desmoche as a state machine.
+"""One hand of Desmoche as a state machine: the one model of a hand, which the bots play.
+
+A :class:`DesmocheHand` is the live session's table referee
+(:class:`referee.desmoche.table.TableReferee`: the table, its verdicts, the win it
+shows, passes, disqualifications, the settlement) plus what a camera does not see:
+the hands, the stock, the Cambio, whose turn it is and the card on offer. Every
+change of the table goes through the table referee, so the live session and a
+whole hand judge the table with the same code.
 
 Phases: ``deal`` -> ``cambio`` -> ``declare`` -> ``play`` -> ``over``.
 
@@ -7,7 +14,7 @@ Phases: ``deal`` -> ``cambio`` -> ``declare`` -> ``play`` -> ``over``.
     h = DesmocheHand(["ana", "ben", "cruz"], dealer="cruz", rules={...}, stake=1)
     h.deal({"ana": [...9], "ben": [...9], "cruz": [...9]}, stock=[...])  # or h.deal_random(rng)
     h.cambio("ana", "KD"); h.cambio("ben", ...); h.cambio("cruz", ...)   # one card to the next player
-    h.declare_autowin("ben")            # optional, before the first draw
+    h.declare_autowin("ben")            # optional, before the first draw (checked against the cards)
     h.draw("ana")                        # first player: the dealer's neighbour in the direction of play
     h.take("ana", [["8S", "9S", "10S"]]) # use the drawn card: the player's whole table afterwards
     h.pay("ana", "2C")                   # pay for it with a hand card -> the card is offered to the others
@@ -56,9 +63,9 @@ from tableref.referee.errors import IllegalAction, RefereeError
 from tableref.referee.desmoche import autowin as aw
 from tableref.referee.desmoche.melds import WIN_CARDS, can_extend, check_meld, meld_kind
 from tableref.referee.desmoche.moves import diff_tables
-from tableref.referee.desmoche.seats import check_seats, claim_order, next_player, play_order
-from tableref.referee.desmoche.settings import DesmocheSettings, desmoche_settings
+from tableref.referee.desmoche.seats import claim_order, next_player, play_order
 from tableref.referee.desmoche.settle import Settlement, SideGame, settle_hand
+from tableref.referee.desmoche.table import TableReferee
 
 HAND = 9
 
@@ -76,21 +83,21 @@ class Offer:
     drawer_stage: bool = False  # a freshly drawn card: only the drawer may use it
 
 
-class DesmocheHand:
-    """One hand (see the module docstring). Players are seats clockwise from above."""
+class DesmocheHand(TableReferee):
+    """One hand (see the module docstring). Players are seats clockwise from above.
+
+    The table (what lies face up, its verdicts, the win it shows, passes, disqualifications,
+    the settlement) is the live session's :class:`TableReferee`; a hand adds what a camera
+    does not see: the hands, the stock, the Cambio, whose turn it is and the card on offer.
+    """
 
     def __init__(self, players: Sequence[str], dealer: str, rules=None, stake=1, pot_carried=0):
-        self.players = check_seats(list(players))
-        if dealer not in self.players:
-            raise RefereeError(f"the dealer {dealer!r} is not one of the players", "dealer")
-        self.settings: DesmocheSettings = rules if isinstance(rules, DesmocheSettings) else desmoche_settings(rules)
-        self.dealer = dealer
-        self.stake = stake
-        self.pot_carried = pot_carried
+        if dealer is None:
+            raise RefereeError("a hand needs its dealer (one of the players)", "dealer")
+        super().__init__(players, rules=rules, dealer=dealer, stake=stake, pot_carried=pot_carried)
         self.phase = "deal"
         self.hands: dict[str, list[Card]] = {p: [] for p in self.players}
         self.dealt: dict[str, list[Card]] = {}
-        self.table: dict[str, list[list[Card]]] = {p: [] for p in self.players}
         self.stock: list[Card] = []            # index 0 = top
         self.stock_known = False
         self.discards: list[Card] = []
@@ -99,10 +106,6 @@ class DesmocheHand:
         self.turn: str | None = None
         self.offer: Offer | None = None
         self.must_pay: str | None = None
-        self.passed: set[str] = set()
-        self.disqualified: dict[str, str] = {}
-        self.winner: str | None = None
-        self.autowin: str | None = None
         self.warnings: list[str] = []
         self.events: list[str] = []
 
@@ -237,19 +240,26 @@ class DesmocheHand:
         return p
 
     # -- automatic wins ----------------------------------------------------
-    def declare_autowin(self, player: str) -> str:
-        """Declare an automatic win; returns its kind. Any time from the deal (before or
-        after the Cambio) until the first draw; the hand then ends at :meth:`end_declarations`."""
+    def declare_autowin(self, player: str, kind: str | None = None) -> str:
+        """Declare an automatic win (``kind``, or the one the cards show); returns its kind. Any time
+        from the deal (before or after the Cambio) until the first draw; the hand then ends at
+        :meth:`end_declarations`. Unlike the table referee's, the claim is checked against the cards."""
         if self.phase == "play":
             raise IllegalAction("too late: automatic wins must be declared before the first card is drawn")
         self._phase("cambio", "declare")
         self._player(player)
-        kind, shown = aw.best_autowin(self.hands[player], self.settings, self.dealt.get(player))
-        if kind is None:
+        found, shown = aw.best_autowin(self.hands[player], self.settings, self.dealt.get(player))
+        if found is None:
             if not self.settings.automatic_wins:
                 raise IllegalAction("automatic wins are not played at this table")
             raise IllegalAction(f"{player}'s hand is no automatic win, before or after the Cambio: no Peladilla "
                                 f"(a pair or two neighbouring cards of one suit), no four of a kind, no Color")
+        if kind is not None and kind != found:
+            sides = [cs for cs in (self.hands[player], self.dealt.get(player)) if cs and aw.shows(kind, cs, self.settings)]
+            if not sides:
+                raise IllegalAction(f"{player}'s hand shows no {kind}, before or after the Cambio", "autowin")
+            found, shown = kind, list(max(sides, key=lambda cs: aw.tiebreak_key(kind, cs)))
+        kind = found
         self.claims[player] = (kind, shown)
         self._log(f"{player} declares {kind}")
         return kind
@@ -258,8 +268,8 @@ class DesmocheHand:
         """Close the declarations: an automatic win ends the hand, otherwise play starts."""
         self._phase("declare")
         if self.claims:
-            self.winner = aw.resolve(self.claims, self.order)
-            self.autowin = self.claims[self.winner][0]
+            winner = aw.resolve(self.claims, self.order)
+            super().declare_autowin(winner, self.claims[winner][0])
             self.phase = "over"
             self._log(f"{self.winner} wins automatically ({self.autowin})")
             return
@@ -367,10 +377,16 @@ class DesmocheHand:
             raise IllegalAction(f"{len(flat)} cards on the table: nobody has more than {WIN_CARDS}", "table")
         return new
 
+    def _lay(self, player, melds) -> None:
+        """The player's table becomes ``melds``: the table referee judges the new view (and sees a win)."""
+        verdict = self.observe({**self.table, player: melds})
+        if not verdict.accepted:              # the checks before make this impossible: a card seen twice
+            raise IllegalAction("; ".join(verdict.problems), "table")
+
     def _apply_table(self, player, new, card):
         used = {c for m in new for c in m}
         self.hands[player] = [c for c in self.hands[player] if c not in used]
-        self.table[player] = new
+        self._lay(player, new)
         for m in new:
             v = check_meld(m, self.settings)
             if not v.in_order:
@@ -386,9 +402,7 @@ class DesmocheHand:
                 self._disqualify(player, "melds laid in the wrong order: " + "; ".join(v.reason for v in bad))
                 self._next_turn_after(player)
                 return False
-        n = sum(len(m) for m in self.table[player])
-        if n == WIN_CARDS and all(check_meld(m, self.settings).valid for m in self.table[player]):
-            self.winner = player
+        if self.winner == player:             # seen by the table referee: 10 cards in valid melds
             self.phase = "over"
             self._log(f"{player} wins with 10 cards on the table")
             return True
@@ -447,12 +461,14 @@ class DesmocheHand:
             return False
         for i, m in enumerate(self.table[player]):
             if can_extend(m, card):
+                melds = [list(x) for x in self.table[player]]
                 if meld_kind(m) == "run" and card.rank < min(c.rank for c in m):
-                    self.table[player][i] = [card] + list(m)
+                    melds[i] = [card] + list(m)
                 else:
-                    self.table[player][i] = list(m) + [card]
+                    melds[i] = list(m) + [card]
                 self.offer = None
                 self._log(f"forced meld: {card} goes onto {player}'s {_names(m)}")
+                self._lay(player, melds)
                 self._after_take(player)
                 return True
         return False
@@ -485,14 +501,6 @@ class DesmocheHand:
         self.turn = nxt
 
     # -- passing and disqualification -------------------------------------
-    def unseen_for(self, player: str) -> list[Card]:
-        """Cards the player cannot see: other hands and the stock."""
-        seen = set(self.hands[player]) | {c for ms in self.table.values() for m in ms for c in m}
-        seen |= set(self.discards)
-        if self.offer:
-            seen.add(self.offer.card)
-        return [c for c in full_pack() if c not in seen]
-
     def pass_hand(self, player: str) -> None:
         """Pass for the rest of the hand: allowed only if no unseen card could go on the player's melds."""
         self._phase("play")
@@ -501,11 +509,11 @@ class DesmocheHand:
             raise IllegalAction(f"{player} has already passed")
         if self.must_pay == player:
             raise IllegalAction(f"{player} must first pay a card")
-        for m in self.table[player]:
-            fits = [c for c in self.unseen_for(player) if can_extend(m, c)]
-            if fits:
-                raise IllegalAction(f"{player} cannot pass: {_names(fits)} could still go on {_names(m)}")
-        self.passed.add(player)
+        seen = self.hands[player] + self.discards + ([self.offer.card] if self.offer else [])
+        may, why = self.can_pass(player, seen)       # no card the player cannot see fits their melds
+        if not may:
+            raise IllegalAction(why)
+        self.pass_player(player)
         self._log(f"{player} passes for the rest of the hand")
         off = self.offer
         if off is not None and not off.drawer_stage and player in off.pending:
@@ -553,14 +561,12 @@ class DesmocheHand:
 
     # -- the end -----------------------------------------------------------
     def settle(self, side_games: Sequence[SideGame] = ()) -> Settlement:
+        """Settle the hand once it is over: the table referee's settlement, with the dealt hands."""
         self._phase("over")
-        table = {p: ms for p, ms in self.table.items() if p not in self.disqualified}
         if self.winner is not None and self.autowin is None and sum(len(m) for m in self.table[self.winner]) != WIN_CARDS:
             # the last player left after disqualifications: no table bonuses
             table = {p: [] for p in self.players}
             return settle_hand(self.players, winner=self.winner, stake=self.stake, pot_carried=self.pot_carried,
                                melds=table, autowin="last_player", side_games=side_games, dealt=self.dealt,
                                dealer=self.dealer, disqualified=list(self.disqualified), settings=self.settings)
-        return settle_hand(self.players, winner=self.winner, stake=self.stake, pot_carried=self.pot_carried,
-                           melds=table, autowin=self.autowin, side_games=side_games, dealt=self.dealt,
-                           dealer=self.dealer, disqualified=list(self.disqualified), settings=self.settings)
+        return super().settle(side_games, dealt=self.dealt)

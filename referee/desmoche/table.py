@@ -1,5 +1,8 @@
 """The table referee for the live camera session: snapshots in, verdicts out.
 
+It is also the table of a whole hand: :class:`referee.desmoche.hand.DesmocheHand`
+(the hand the bots play) extends it with the hands, the stock and the turns.
+
 Pure (no I/O, no clock). The session feeds it, after each stable view of the
 table, what lies face up in front of each player::
 

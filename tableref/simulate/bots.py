@@ -104,7 +104,7 @@ class DesmocheBot:
         options = []
         for i, m in enumerate(self.melds):
             kind = meld_kind(m)
-            if card not in m and meld_kind(m + [card]) is not None:
+            if card not in m and meld_kind([*m, card]) is not None:
                 side = "left" if kind == "run" and card.rank < min(c.rank for c in m) else "right"
                 options.append((1, ("extend", i, side)))
         hand = self.hand
@@ -184,7 +184,7 @@ class DesmocheBot:
             elif o.suit == c.suit and abs(o.rank - c.rank) <= 2:
                 score += 1.2 if abs(o.rank - c.rank) == 1 else 0.6
         for m in self.melds:
-            if c not in m and meld_kind(m + [c]) is not None:
+            if c not in m and meld_kind([*m, c]) is not None:
                 score += 3
         return score + self.rng.random() * 0.1
 
