@@ -452,6 +452,7 @@ function svg(tag, attrs, ...children) {
 
 function renderChart(players, hands) {
   const box = $("#chart");
+  renderChart.last = [players, hands];
   const kept = hands.filter((h) => h.running_money);
   if (!kept.length) { box.replaceChildren(el("p", { class: "hint" }, T("no_hands"))); return; }
   const zero = moneyText(null);
@@ -461,12 +462,14 @@ function renderChart(players, hands) {
   const values = series.flat().map(Number);
   let lo = Math.min(0, ...values), hi = Math.max(0, ...values);
   if (hi === lo) { hi += 1; lo -= 1; }
-  const W = 360, H = 200, L = 8, R = 8, TOP = 10, BOTTOM = 22;
+  // drawn at the box's own width, so that the writing stays the page's size on a phone and a laptop
+  const W = Math.max(300, Math.round(box.clientWidth || 360)), H = Math.round(Math.min(280, Math.max(180, W * 0.45)));
+  const L = 22, R = 22, TOP = 10, BOTTOM = 22;
   const n = kept.length;
   const x = (i) => L + (W - L - R) * (n ? i / n : 0);
   const y = (v) => TOP + (H - TOP - BOTTOM) * (hi - v) / (hi - lo);
   const parts = [svg("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), class: "zero" })];
-  const step = Math.max(1, Math.ceil(n / 8));
+  const step = Math.max(1, Math.ceil(n / Math.max(4, Math.floor(W / 60))));
   for (let i = 0; i <= n; i += step)
     parts.push(svg("text", { x: x(i), y: H - 6, "text-anchor": "middle", class: "tick" }, i ? "#" + kept[i - 1].hand_no : T("chart_start")));
   series.forEach((s, k) => {
@@ -519,6 +522,11 @@ function initScoreboard() {
   }, 150);
   refresh();
   connectEvents((ev) => { if (ev.type === "ledger" || ev.type === "resync" || ev.type === "hand_end") refresh(); });
+  let resized = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resized);
+    resized = setTimeout(() => { if (renderChart.last) renderChart(...renderChart.last); }, 200);
+  });
   if (!HOST) return;
   $("#undo-last").addEventListener("click", async () => {
     const why = prompt(T("why_undo"));
