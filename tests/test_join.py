@@ -48,3 +48,17 @@ def test_join_address_is_the_lan_address_not_loopback(app):
                                                           light="#fff", title="tableref", xmldecl=False)
     assert r.data == buf.getvalue()
     assert _decode("https://192.168.1.9:8000/") == "https://192.168.1.9:8000/"
+
+
+def test_a_loopback_address_gets_no_qr_code_but_how_to_serve_for_phones(app):
+    """A phone cannot open 127.0.0.1: no QR code to scan, and the page says how to serve on the network."""
+    c = app.test_client()
+    app.config["TABLEREF_JOIN_URL"] = "http://127.0.0.1:8000/"          # tableref serve --host 127.0.0.1
+    page = c.get("/", base_url="http://127.0.0.1:8000").get_data(as_text=True)
+    assert 'src="/join.svg"' not in page and '<p class="hint">Scan to open' not in page
+    assert 'id="join-local"' in page and "tableref serve --host 0.0.0.0" in page
+    page = c.get("/", base_url="http://127.0.0.1:8000", headers={"Accept-Language": "es"}).get_data(as_text=True)
+    assert "solo se abre en este ordenador" in page
+    app.config["TABLEREF_JOIN_URL"] = "http://192.168.1.9:8000/"         # --host 0.0.0.0: the LAN address
+    page = c.get("/", base_url="http://127.0.0.1:8000").get_data(as_text=True)
+    assert 'src="/join.svg"' in page and 'id="join-local"' not in page

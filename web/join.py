@@ -31,9 +31,15 @@ def join_url() -> str:
     return here
 
 
+def join_reachable() -> bool:
+    """Whether a phone can open :func:`join_url` (not when it is this computer's loopback address:
+    the server listens on 127.0.0.1 only)."""
+    return not _is_loopback(urlsplit(join_url()).hostname or "")
+
+
 @join.app_context_processor
 def _join_context():
-    return {"join_url": join_url}
+    return {"join_url": join_url, "join_reachable": join_reachable}
 
 
 @join.get("/join.svg")
