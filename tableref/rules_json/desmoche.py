@@ -6,8 +6,10 @@ raises :class:`referee.errors.RefereeError` naming the offending ``field``.
 ``hand`` -- request ``{"cards": [9 cards], "before_cambio": [9 cards] (optional),
 "rules": {...}}``; response ``{"autowin": "peladilla" | "cuatro_cuerpos" | "color" |
 null, "autowins": [...every kind shown...], "reason": str, "tiebreak": [ranks, ace 14],
-"cards": [...], "side_games": {game: [cards] | null}}``. ``side_games`` is
-judged on ``before_cambio`` when given (the dealt cards), else on ``cards``.
+"cards": [...], "side_games": {game: [cards] | null}}``. When both hands show an
+automatic win of one kind the better for the tie-break is judged (``before_cambio``
+true: the dealt one). ``side_games`` is judged on ``before_cambio`` when given (the
+dealt cards), else on ``cards``.
 Several players at once: ``{"players": [{"name": "p1", "cards": [...],
 "before_cambio": [...]}, ...] (seats clockwise), "dealer": "p3", "rules": {...}}``
 adds ``"winner"`` (ties resolved) and ``"players": [{"name", "autowin", ...}]``.
