@@ -605,7 +605,7 @@ class PushSource(FrameSource):
 
     def _silence(self, age: float) -> tuple[str, str] | None:
         if age > self.lost_after:
-            return "lost", ("camera lost: no picture from the phone (screen off, page closed or Wi-Fi lost?); "
+            return "lost", ("no picture from the phone (screen off, page closed or Wi-Fi lost?); "
                             "the table goes on when it sends again")
         return None
 

@@ -312,7 +312,8 @@ class MarriageLiveHand:
             if seat is not None:
                 for meld in seat.melds:
                     melds.append({"cards": [c.card for c in meld], "track_ids": [c.track_id for c in meld],
-                                  "kind": None, "valid": None, "in_order": None, "reason": None})
+                                  "kind": None, "valid": None, "in_order": None, "reason": None,
+                                  "checked": "at_count"})      # judged when the hand is laid down, not before
             verdicts = []
             count = None
             if p in self.analyses:

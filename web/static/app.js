@@ -176,6 +176,7 @@ function meldNode(m) {
   let cls = "meld", mark = MARK.valid, label = T("valid");
   if (m.valid === false) { cls += " invalid"; mark = MARK.invalid; label = T("invalid"); }
   else if (m.in_order === false) { cls += " out-of-order"; mark = MARK.order; label = T("out_of_order"); }
+  else if (m.checked === "at_count") { cls += " at-count"; mark = "·"; label = T("checked_at_count"); }
   else if (m.valid === null || m.valid === undefined) { cls += " pending"; mark = "…"; label = T("pending"); }
   else cls += " valid";
   const ids = m.track_ids || [];
@@ -209,7 +210,7 @@ function renderLive(state) {
   badge.className = "badge cam-" + (cam.status || "unknown");
   const detail = $("#cam-detail");
   detail.textContent = [cam.say || cam.message, cam.fps ? cam.fps.toFixed(1) + " fps" : "",
-    cam.dropped !== undefined && cam.status !== "ended" ? T("camera_dropped") + " " + cam.dropped : ""]
+    cam.dropped && cam.status !== "ended" ? TF("camera_dropped", { n: cam.dropped }) : ""]
     .filter(Boolean).join(" · ");
   detail.title = cam.message || "";  // the technical detail, for whoever sets the camera up
   $("#hand-no").textContent = table.hand_no !== undefined ? table.hand_no : "–";
@@ -391,7 +392,7 @@ function evidenceLink(pics) {
   const ends = pics.filter((p) => p.kind === "hand_end");
   const main = (ends.length ? ends : pics)[(ends.length ? ends : pics).length - 1];
   return el("a", { class: "evidence-link", href: main.url, target: "_blank", title: T("evidence"),
-                   dataset: { pictures: String(pics.length) } }, "📷" + (pics.length > 1 ? " " + pics.length : ""));
+                   dataset: { pictures: String(pics.length) } }, "📷" + (pics.length > 1 ? " " + TF("pictures_n", { n: pics.length }) : ""));
 }
 
 function renderScoreboard(data) {
@@ -418,7 +419,7 @@ function renderScoreboard(data) {
   for (const h of data.hands || []) {
     const cls = "hand" + (h.undone ? " undone" : "") + (h.corrected ? " corrected" : "");
     rows.push(el("tr", { class: cls, dataset: { handNo: String(h.hand_no), handId: String(h.id) } },
-      el("td", {}, String(h.hand_no), el("small", { class: "point-value hint" }, " × " + h.point_value)),
+      el("td", {}, String(h.hand_no), el("small", { class: "point-value hint" }, " " + TF("per_point", { money: h.point_value }))),
       el("td", {}, h.winner || "–", evidenceLink(h.evidence), h.undone ? el("small", { class: "tag" }, " " + T("undone")) : null,
         h.corrected ? el("small", { class: "tag" }, " " + T("corrected_tag")) : null),
       players.map((p) => el("td", { class: "num", dataset: { player: p } },
