@@ -1,6 +1,11 @@
 """``tableref watch`` and ``bench-detect``: bad options end in one line naming the option and exit 2, never a traceback."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from tableref.cli import main
@@ -53,3 +58,13 @@ def test_a_folder_of_unreadable_images_says_so(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "NOT DECIDED" in out and f"no picture could be read from {folder}" in out, out
     assert "3 unreadable skipped" in out, out
+
+
+def test_a_camera_that_fails_leaves_no_opencv_noise():
+    """OpenCV's and FFmpeg's own warnings stay off the terminal: watch says what went wrong itself."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENCV_")}
+    out = subprocess.run([sys.executable, "-m", "tableref", "watch", "7", "--max-seconds", "2", "--no-progress"],
+                         cwd=Path(__file__).resolve().parents[1], env=env, capture_output=True, text=True, timeout=120)
+    text = out.stdout + out.stderr
+    assert out.returncode == 1 and "NOT DECIDED" in text and "camera 7 cannot be opened" in text, text
+    assert "[ WARN" not in text and "VIDEOIO" not in text and "Traceback" not in text, text
