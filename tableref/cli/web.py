@@ -159,7 +159,7 @@ def run(args) -> int:
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     # A phone leaving a page ends its live streams: that is normal, not worth a log line.
     logging.getLogger("waitress").addFilter(lambda rec: not rec.getMessage().startswith("Client disconnected"))
-    from tableref.ledger.store import LedgerError, SchemaError
+    from tableref.ledger.errors import LedgerError, SchemaError
     from tableref.live.session import SessionError
     from tableref.table.lock import LedgerInUse
     from tableref.table.service import TableService

@@ -182,7 +182,3 @@ def check_setup(data, current: dict | TableSetup | None = None) -> TableSetup:
         raise SetupError(Reason("short_text", "'label' must be a short text", field="label"), "label")
     return TableSetup(game, names, stake, point_value, rules, source, label)
 
-
-def validate_setup(data, current: dict | None = None) -> dict:
-    """:func:`check_setup`, in the JSON form the ledger journals (:meth:`TableSetup.as_dict`)."""
-    return check_setup(data, current).as_dict()

@@ -1,7 +1,7 @@
 """The host's setup on the command line and the hand-drawn zones: merged and checked before anything uses them.
 
 The setup itself is one checked value, :class:`tableref.live.setup.TableSetup`, made by
-:func:`tableref.live.setup.check_setup` (re-exported here for the web's setup form and the API).
+:func:`tableref.live.setup.check_setup` (imported from here by the web's setup form and the API).
 :func:`merge_setup` lays what the command line gives over a resumed ledger session's setup;
 :func:`validate_zones` checks a zone layout drawn by hand.
 """
@@ -15,8 +15,6 @@ from tableref.live.setup import (  # noqa: F401 (the web's setup form and the AP
     TableSetup,
     check_setup,
     default_names,
-    validate_rules,
-    validate_setup,
 )
 from tableref.referee.reasons import Reason
 
