@@ -79,6 +79,9 @@ def register(subparsers) -> None:
     c.add_argument("--camera-effects", type=float, default=0.0, metavar="SHARE",
                    help="give this share of the crops (0..1) a real camera's effects: defocus, motion blur, glare, "
                         "dim and warm light, a coarser sensor, noise, JPEG (default 0); a --teacher reads them sharp")
+    c.add_argument("--teacher-reads", choices=["sharp", "camera"], default="sharp",
+                   help="with --camera-effects and --teacher: the teacher reads the crop before the camera's effects "
+                        "(sharp, the default) or as the net reads it (camera)")
     c.add_argument("--no-export", action="store_true",
                    help="keep the checkpoints under runs/NAME only; do not write models/ at the end")
     c.set_defaults(func=_train_classifier)
@@ -149,7 +152,8 @@ def _train_classifier(a) -> int:
         return train_classifier(a.data, epochs=a.epochs, batch=a.batch, lr=a.lr, resume=a.resume, name=a.name,
                                 threads=a.threads, init=a.init, head=a.head,
                                 widths=a.widths or (SLIM_WIDTHS if a.slim else None), teacher=a.teacher,
-                                distill=a.distill, camera=a.camera_effects, export=not a.no_export)
+                                distill=a.distill, camera=a.camera_effects, teacher_reads=a.teacher_reads,
+                                export=not a.no_export)
     return _run_training(a, train)
 
 

@@ -356,7 +356,7 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
                      name: str = "classifier", threads: int = 2, seed: int = 0, init: str | None = None,
                      head: str | None = None, widths: tuple[int, ...] | None = None,
                      teacher: str | None = None, distill: float = 0.8, camera: float = 0.0,
-                     export: bool = True) -> dict:
+                     teacher_reads: str = "sharp", export: bool = True) -> dict:
     """Train (or resume) the classifier on ``data``, then export ONNX to models/. Returns a summary.
 
     ``init``: start from the weights of an earlier checkpoint with a fresh optimiser and LR schedule
@@ -370,7 +370,9 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
     (knowledge distillation): the loss is ``distill`` x the KL divergence from the teacher's 53
     probabilities + (1 - ``distill``) x the loss on the labels.
     ``camera``: the share of the crops (0..1) given a real camera's effects (:func:`_camera_effects`);
-    the teacher reads those crops as they were before.
+    ``teacher_reads``: ``"sharp"`` (the teacher reads those crops as they were before: the net learns
+    to read a soft crop as the teacher reads the sharp one) or ``"camera"`` (the teacher reads what
+    the net reads: the net learns the teacher's doubt on a soft crop too).
     ``export``: write the best weights to models/ at the end (False: the checkpoints only; export
     later with ``tableref train export classifier --weights runs/NAME/best.pt``).
     """
@@ -403,9 +405,11 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
     if not 0.0 <= distill <= 1.0:
         raise ValueError(f"distill must lie in 0..1, not {distill}")
     if resume and camera == 0.0:
-        camera = ck.get("camera", 0.0)
+        camera, teacher_reads = ck.get("camera", 0.0), ck.get("teacher_reads", teacher_reads)
     if not 0.0 <= camera <= 1.0:
         raise ValueError(f"camera effects: the share of crops must lie in 0..1, not {camera}")
+    if teacher_reads not in ("sharp", "camera"):
+        raise ValueError(f"the teacher reads 'sharp' or 'camera' crops, not {teacher_reads!r}")
     if resume or widths is None:
         widths = widths_of(init_state) if init_state is not None else WIDTHS
     elif init_state is not None and tuple(widths) != widths_of(init_state):
@@ -459,7 +463,7 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
             loss = _loss(z, ytr_t[idx], torch)
             if teacher_net is not None:
                 with torch.no_grad():
-                    zt = teacher_net(xb)       # the teacher reads the crop before the camera's effects
+                    zt = teacher_net(xb if teacher_reads == "sharp" else xs)
                 loss = (1.0 - distill) * loss + distill * _distill_loss(z, zt, torch)
             opt.zero_grad()
             loss.backward()
@@ -476,7 +480,8 @@ def train_classifier(data: str, epochs: int = 20, batch: int = 128, lr: float = 
         print(json.dumps(history[-1]), flush=True)
         ck = {"model": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": ep,
               "epochs": epochs, "best_acc": max(best_acc, acc), "history": history, "classes": CLASS_NAMES,
-              "widths": tuple(widths), "teacher": teacher, "distill": distill, "camera": camera}
+              "widths": tuple(widths), "teacher": teacher, "distill": distill, "camera": camera,
+              "teacher_reads": teacher_reads}
         torch.save(ck, last)
         if acc >= best_acc:
             best_acc = acc
