@@ -18,6 +18,8 @@ from __future__ import annotations
 import sys
 import time
 
+from tableref.cli.options import seconds
+
 
 def register(sub) -> None:
     p = sub.add_parser("calibrate", help="make the seat zones from the corner markers (or a default layout)",
@@ -32,7 +34,7 @@ def register(sub) -> None:
     p.add_argument("--default", action="store_true",
                    help="no markers: write the default layout for the source's frame size, to edit by hand")
     p.add_argument("--annotate", default=None, metavar="OUT.jpg", help="also write a frame with the zones drawn")
-    p.add_argument("--timeout", type=float, default=30.0, help="give up after this many seconds (default 30)")
+    p.add_argument("--timeout", type=seconds, default=30.0, help="give up after this many seconds (default 30)")
     p.set_defaults(func=cmd_calibrate)
 
 
