@@ -232,3 +232,24 @@ def test_an_empty_table_before_any_card_ends_nothing():
     for o in _empty(0.0, 3 * CLEAR_TABLE_SECONDS):
         assert s.feed_observation(o) == []
     assert s.hand_no == 1 and not [e for e in s.snapshot()["events"] if e["type"] == "hand_start"]
+
+
+def test_the_decided_hands_table_seen_again_after_a_clear_is_not_judged_again():
+    """After a decided hand nothing is seen for a while (a hand over the camera, a blur the detector
+    reads nothing in), then the same table again: the next hand has begun, but those cards are the
+    last hand's -- not decided (nor recorded) a second time; a meld laid afterwards is judged."""
+    sc, obs = _observations(3, 0.0)
+    s = _session(sc.players)
+    for o in obs:
+        s.feed_observation(o)
+    assert len(s.decided) == 1
+    last = obs[-1]
+    for o in _empty(last.t + 0.1, CLEAR_TABLE_SECONDS + 0.5):
+        s.feed_observation(o)
+    assert s.hand_no == 2
+    for i in range(1, 30):
+        s.feed_observation(replace(last, t=last.t + 3.0 + i / 6))
+    assert len(s.decided) == 1 and s.snapshot()["result"] is None
+    back = [e for e in s.snapshot()["events"] if e["type"] == "old_cards_back"]
+    assert len(back) == 1 and len(back[0]["cards"]) >= 6
+    assert all(not seat["melds"] for seat in s.snapshot()["seats"])

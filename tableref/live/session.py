@@ -36,7 +36,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from pathlib import Path
 from typing import Callable
 
@@ -63,6 +63,10 @@ CLEAR_TABLE_SECONDS = 1.5
 #: a picture this flat (a covered lens, a black frame; sharpness 0..1) shows nothing: it neither
 #: counts as a cleared table nor lets one be cleared
 BLANK_SHARPNESS = 0.02
+#: a table cleared after a decided hand that shows at least this many of that hand's last cards again
+#: (and at least this share of them) is that hand's table back (a blur, a hand over it), not a new deal
+OLD_TABLE_CARDS = 6
+OLD_TABLE_SHARE = 0.8
 
 
 class SessionError(ValueError):
@@ -167,6 +171,7 @@ class TableSession:
         self._clear_since: float | None = None   # frame time since which no face-up card was seen
         self._stale: set[int] = set()            # cards of the previous hand still on the table (track ids)
         self._scan_stale = False                 # the count scan still shows the previous hand
+        self._old_table = None                   # the decided hand's last cards, until the new hand's first table
         self._restart_source = False
         self._thread_done = False
         if setup is None:
@@ -343,6 +348,8 @@ class TableSession:
         """Judge a :class:`vision.table_state.StableTable` (host corrections applied)."""
         with self._lock:
             self._last_table = table
+            if self._old_table is not None and table.cards:
+                self._old_table_back(table)
             state = state_from_stable(table, self.n_seats, self._read_as())
             if self.spec.one_pack and self._tracker is not None:
                 # one pack: a card read twice is a misreading; try the cards' second readings
@@ -409,9 +416,11 @@ class TableSession:
         """The hand boundary, one analysed frame at a time: when no face-up card has been seen for
         :data:`CLEAR_TABLE_SECONDS`, the table was cleared; a decided hand's next hand begins, with
         the table forgotten (the new hand's cards are new cards wherever they are laid)."""
+        t = float(obs.t)
+        if self._tracker is not None and not self._waiting_clear and self._tracker.too_blurred(float(obs.sharpness)):
+            return []                                 # a frame not read says nothing about the table
         min_conf = float(self._tracker_options.get("min_confidence", 0.25))
         seen = any(d.confidence >= min_conf for d in obs.cards)
-        t = float(obs.t)
         if seen or float(obs.sharpness) < BLANK_SHARPNESS or (self._clear_since is not None and t < self._clear_since):
             self._clear_since = None
             return []
@@ -423,6 +432,7 @@ class TableSession:
             self._stale.clear()                       # whatever lay there is gone
             self._scan_stale = False
             if self._waiting_clear:
+                self._old_table = Counter(c.card for seat in self.hand.state.seats for c in seat.cards)
                 return self._start_next_hand(t, f"hand {self.hand_no + 1} starts: the table was cleared",
                                              forget_table=True, cleared=True)
             if not self._hand_had_cards:
@@ -433,6 +443,17 @@ class TableSession:
             return self._start_next_hand(t, f"hand {previous} was set aside: the table was cleared before it was "
                                             "decided (nothing recorded); it starts again", forget_table=True,
                                          cleared=True, previous=previous, previous_decided=False)
+
+    def _old_table_back(self, table) -> None:
+        """The new hand's first table after a cleared one: the decided hand's cards seen again (the
+        table was only hidden for a moment) are that hand's, not judged again (under the lock)."""
+        old, self._old_table = self._old_table, None
+        now = Counter(c.card for c in table.cards if c.card)
+        back = sum((now & old).values())
+        if back >= OLD_TABLE_CARDS and back >= OLD_TABLE_SHARE * sum(old.values()):
+            self._stale = {c.track_id for c in table.cards}
+            self._emit(make_event("old_cards_back", table.t, f"the last hand's {back} cards are on the table "
+                                  "again: they are not judged in this hand", cards=sorted((now & old).elements())))
 
     def _start_next_hand(self, t: float, text: str, *, forget_table: bool, **fields) -> list[dict]:
         """Start the next hand (under the lock); ``forget_table``: the table is empty, start the tracker afresh."""
@@ -740,7 +761,7 @@ class TableSession:
         from tableref.vision.types import FrameObservation
 
         tracker = self._tracker
-        if tracker is not None:
+        if tracker is not None and not self._waiting_clear:     # waiting for the table to be cleared: read all
             image = ensure_bgr(image)
             s = sharpness(image)
             if tracker.too_blurred(s):
