@@ -24,7 +24,8 @@ ranks only.
    1 % scale breathing, gain flicker, sensor noise, JPEG, a hand passing over the table for 4 frames)
    under three conditions (clean, defocus sigma 1.5, dim: light x 0.5), fed at 10 frames/s through
    the live table session as ``tableref watch`` runs it: a 4-seat Marriage table whose zones cover
-   the picture. The cards of the table the session publishes at the end are scored: a card is right
+   the picture. The cards of the table the session publishes at the end are scored (unread cards, whose
+   label is not decided yet, are counted apart: shown to the host, never judged): a card is right
    when one of its labelled indices lies in its box (grown by 15 % and 4 px; the rank photos: its
    centre in a labelled card of its rank).
 """
@@ -250,8 +251,8 @@ FEED_CONDITIONS = {
 
 
 def live_feed(pic: Picture, settings: ce.FeedSettings, seed: int):
-    """The table the live session publishes after the feed of ``pic``, and its unread indices if the
-    session reports them."""
+    """The cards the live session publishes after the feed of ``pic``: those with a label, and the
+    unread ones (a label not decided yet)."""
     from tableref.live.session import TableSession
 
     session = TableSession(source=pic.name, game=LIVE_GAME, seats=LIVE_SEATS, realtime=False, loop=False,
@@ -260,7 +261,9 @@ def live_feed(pic: Picture, settings: ce.FeedSettings, seed: int):
     for k, (frame, _m) in enumerate(ce.camera_feed(pic.image, settings, seed=seed)):
         session.feed_observation(rec.observe(frame, t=k / FEED_FPS))
     table = session._tracker.published if session._tracker is not None else None
-    return (table.cards if table is not None else []), (getattr(table, "unread", None) if table is not None else None)
+    cards = table.cards if table is not None else []
+    # an unread card (no label: not decided yet) is shown to the host, never judged: not a reported card
+    return [c for c in cards if c.card], [c for c in cards if not c.card]
 
 
 def live_feeds(pics: list[Picture], frames: int, seed: int) -> dict:
@@ -279,7 +282,7 @@ def live_feeds(pics: list[Picture], frames: int, seed: int) -> dict:
                 t["read"] += len(found)
                 t["reported"] += len(cards)
                 t["wrong"] += [f"{w} ({pic.name})" for w in wrong]
-                t["unread"] += len(unread or [])
+                t["unread"] += len(unread)
                 bar.update()
     return out
 
@@ -303,7 +306,7 @@ def frames_report(res: dict) -> str:
 def live_report(res: dict, n_pics: int, frames: int) -> str:
     lines = ["", f"live feeds: {n_pics} pictures, {frames} frames each at {FEED_FPS:g} frames/s, the live session "
              f"({LIVE_SEATS}-seat {LIVE_GAME}, zones covering the picture)",
-             "", "| condition | cards reported | cards read | share of the truth | cards wrong | unread indices |",
+             "", "| condition | cards reported | cards read | share of the truth | cards wrong | unread cards |",
              "|---|---|---|---|---|---|"]
     for cond, t in res.items():
         shown = ", ".join(t["wrong"][:6]) + (" ..." if len(t["wrong"]) > 6 else "")
