@@ -33,7 +33,7 @@ def money_server(tmp_path_factory):
     port = _free_port()
     args = ["--host", "127.0.0.1", "--port", str(port), "--db", str(folder / "ledger.sqlite3"), "--pin", PIN,
             "--game", "desmoche", "--players", ",".join(PLAYERS), "--point-value", "1",
-            "--source", str(folder / "no-camera-here.mp4")]
+            "--source", "phone"]        # a camera that sends nothing: every hand comes from the host
     with running_server(args, lambda: _get(port, "/api/state")[0] == 200):
         yield port
 

@@ -36,7 +36,7 @@ def test_stops_within_a_second_with_streams_open(tmp_path, sig):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "TABLEREF_PIN"}
     proc = subprocess.Popen([sys.executable, "-m", "tableref", "serve", "--port", str(port), "--db",
-                             str(tmp_path / "l.sqlite3"), "--pin", "2468", "--source", "no-such-camera.mp4"],
+                             str(tmp_path / "l.sqlite3"), "--pin", "2468", "--source", "phone"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     streams = []
     try:

@@ -40,7 +40,7 @@ def empty_table(folder: Path) -> str:
 
 def serve(port, db, *extra):
     env = {k: v for k, v in os.environ.items() if k != "TABLEREF_PIN"}
-    source = [] if "--source" in extra else ["--source", empty_table(Path(db).parent / "table")]
+    source = [] if "--source" in extra else ["--source", "phone"]     # a camera that sends nothing yet
     return subprocess.Popen([sys.executable, "-m", "tableref", "serve", "--port", str(port), "--db", str(db),
                              "--pin", PIN, *source, *extra], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
