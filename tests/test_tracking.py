@@ -555,3 +555,47 @@ def test_a_blurred_frame_is_known_before_it_is_read():
     assert 1.0 <= p.tr.blurred_for <= 1.4 and len(p.last.cards) == 3
     p.run(ROW, 0.4, sharp=0.8)
     assert p.tr.blurred_for == 0.0
+
+
+def test_unsure_readings_keep_a_card_in_sight_but_never_make_one():
+    p = Player(jitter=0)
+    card = det("3S", 500, 600, conf=0.5)
+    p.run([card], 2.0)
+    track_id = p.last.seats[0].loose[0].track_id
+    weak = [det("3S", 500, 600, conf=0.2)]
+    for _ in range(15):              # 3 s of frames where the card is read only unsure
+        p.last = p.tr.update(FrameObservation(t=p.t, width=FRAME[0], height=FRAME[1], cards=[], unsure=weak))
+        p.t += 1.0 / FPS
+    assert [c.track_id for c in p.tr.published.seats[0].loose] == [track_id]
+    ghost = [det("QH", 800, 600, conf=0.3)]
+    for _ in range(15):
+        p.tr.update(FrameObservation(t=p.t, width=FRAME[0], height=FRAME[1], cards=[card], unsure=ghost))
+        p.t += 1.0 / FPS
+    assert not any(tr.label == "QH" for tr in p.tr.tracks)
+
+
+def test_photo_quality_looks_settle_an_unread_card_and_make_no_card_of_their_own():
+    def table_after(photo_looks):
+        p = Player(jitter=0)
+        flip = [det("8C", 500, 600, conf=0.6), det("8H", 500, 600, conf=0.6)]
+        for k in range(10):
+            p.run([det("KS", 620, 330), flip[k % 2]], 0.2)
+        assert [c.card for c in p.last.seats[0].loose] == [""]
+        region = p.tr.reread_region(p.t)              # still for long enough, never looked at closely
+        assert region is not None and region[0] < 500 and region[2] > 680
+        photo = [det("8H", 500, 600, conf=0.9), det("KS", 620, 330, conf=0.9), det("2D", 900, 600, conf=0.8)]
+        for _ in range(photo_looks):
+            p.tr.add_photo_readings(photo, p.t, region)
+        assert p.tr.reread_region(p.t) is None or not photo_looks   # looked at: not again for a while
+        p.run([det("KS", 620, 330), flip[1]], 1.0)      # a second more of camera looks: not decisive alone
+        return sorted(c.card for c in p.last.cards)
+
+    assert table_after(0) == ["", "KS"]
+    assert table_after(2) == ["8H", "KS"]
+
+
+def test_nothing_is_read_again_while_a_hand_is_over_the_table():
+    p = Player(jitter=0)
+    p.run(ROW, 2.0)
+    p.run([], 0.2, occluded=True)
+    assert p.tr.reread_region(p.t) is None

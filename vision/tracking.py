@@ -87,6 +87,15 @@ QUAD_KEEP_FRAMES = 3   # a covered card keeps an outline seen in at least this m
 # of a new card's ``min_hits`` frames, at least this many must be fresh looks (``DetectedCard.fresh``:
 # a still picture's reading can be kept for a frame or two, and one look alone confirms nothing)
 MIN_FRESH_HITS = 2
+# a card whose centre moves by more than this share of its size is no longer still
+MOVED_FRAC = 0.15
+# photo-quality re-reads (reread_region, add_photo_readings): a card is read again once it has lain
+# still for ``stable_seconds``, an unread card again every REREAD_UNREAD_SECONDS
+REREAD_UNREAD_SECONDS = 3.0
+# a photo-quality reading is of a followed card when an index box of it overlaps the card's this much
+PLACE_IOU = 0.3
+# the region read again reaches this many card sizes around the cards it is for
+REREAD_MARGIN = 0.6
 # the same cards, grouped differently from frame to frame, are published after this many times
 # ``stable_seconds``
 FLICKER_HOLD = 2.0
@@ -115,6 +124,8 @@ class Track:
     quad_frames: int = 0                # frames in a row its whole outline was seen at this place
     evidence: CardEvidence = field(default_factory=CardEvidence)   # what its fresh looks say it is
     layout_zone: str | None = None      # its zone in the last layout (before it is published)
+    still_since: float = 0.0            # frame time since when it has lain where it lies
+    photo_t: float | None = None        # frame time of the last photo-quality look at it (add_photo_readings)
 
     @property
     def reading(self) -> str:
@@ -193,6 +204,7 @@ class TableTracker:
                  sharpness_window: int = 150,
                  max_blur_seconds: float = 3.0,
                  min_confidence: float = 0.25,
+                 min_unsure_confidence: float = 0.08,
                  label_switch: float = 1.25,
                  vote_decay: float = 0.97,
                  smooth: float = 0.5,
@@ -212,6 +224,7 @@ class TableTracker:
         self.sharpness_window = sharpness_window
         self.max_blur_seconds = max_blur_seconds
         self.min_confidence = min_confidence
+        self.min_unsure_confidence = min_unsure_confidence
         self.label_switch = label_switch
         self.vote_decay = vote_decay
         self.smooth = smooth
@@ -264,6 +277,7 @@ class TableTracker:
         sharp = self._is_sharp(float(obs.sharpness))
         self._update_card_ref(dets)
         matches, unmatched_dets, unmatched_tracks = self._match(dets)
+        matched_weak: set[int] = set()
 
         reasons = []
         if not sharp:
@@ -277,6 +291,8 @@ class TableTracker:
         newly_confirmed: list[Track] = []
         for ti, di in matches:
             tr, d = self.tracks[ti], dets[di]
+            if math.dist(tr.centre, d.centre) > MOVED_FRAC * max(tr.size, 1.0):
+                tr.still_since = t
             self._follow(tr, d)
             tr.det_box = np.asarray(d.box, dtype=np.float64)
             tr.last_t = t
@@ -291,6 +307,22 @@ class TableTracker:
                 tr.confirmed = True
                 newly_confirmed.append(tr)
 
+        # unsure readings (too unsure to be cards) on cards already followed keep them in sight and
+        # count as weak evidence; they never make a card
+        weak = [d for d in obs.unsure if d.confidence >= self.min_unsure_confidence]
+        if weak and unmatched_tracks:
+            candidates = list(unmatched_tracks)
+            weak_matches, _, unmatched_tracks = self._match(weak, candidates)
+            for ti, di in weak_matches:
+                tr, d = candidates[ti], weak[di]
+                self._follow(tr, d)
+                tr.det_box = np.asarray(d.box, dtype=np.float64)
+                tr.last_t = t
+                tr.missed_clear = 0.0
+                if sharp and not obs.occluded and d.fresh:
+                    tr.evidence.decay = self.vote_decay
+                    tr.evidence.add(d.card, d.confidence)
+                matched_weak.add(tr.id)
         # unmatched tracks: age them (only in clear frames for confirmed ones)
         keep_ids = set()
         for tr in unmatched_tracks:
@@ -304,7 +336,7 @@ class TableTracker:
             else:
                 if t - tr.last_t <= self.tentative_miss_seconds:
                     keep_ids.add(tr.id)
-        matched_ids = {self.tracks[ti].id for ti, _ in matches}
+        matched_ids = {self.tracks[ti].id for ti, _ in matches} | matched_weak
         self.tracks = [tr for tr in self.tracks if tr.id in matched_ids or tr.id in keep_ids]
 
         # One physical card, one identity: a confirmed card now read with the label of an older
@@ -343,7 +375,8 @@ class TableTracker:
                 tr = Track(id=next(self._ids), box=np.asarray(d.box, dtype=np.float64),
                            quad=np.asarray(d.quad, dtype=np.float64).reshape(4, 2) if d.quad else None,
                            first_t=t, last_t=t, matched_frames=1, partial=self._is_partial(d),
-                           det_box=np.asarray(d.box, dtype=np.float64), quad_frames=1 if d.quad else 0)
+                           det_box=np.asarray(d.box, dtype=np.float64), quad_frames=1 if d.quad else 0,
+                           still_since=t)
                 self._vote(tr, d)
                 tr.hits = 1
                 tr.fresh_hits = int(d.fresh)
@@ -379,7 +412,70 @@ class TableTracker:
             self._published = replace(self._published, changed=False)
         return self._published
 
+    def reread_region(self, t: float) -> tuple[float, float, float, float] | None:
+        """The part of the frame to read again at photo quality now (x1, y1, x2, y2), or None.
+
+        Nothing while the table is waiting (a hand over it, a blurred picture). Otherwise the cards
+        that have lain still for ``stable_seconds`` and were not looked at with photo quality since
+        they came to lie there, and the unread ones again every REREAD_UNREAD_SECONDS; the region
+        reaches REREAD_MARGIN card sizes around them."""
+        if self.waiting or self.frozen:
+            return None
+        want = []
+        for tr in self.tracks:
+            if not (tr.confirmed and t - tr.still_since >= self.stable_seconds - 1e-9):
+                continue
+            if tr.photo_t is None or tr.photo_t < tr.still_since or (
+                    not tr.reading and t - tr.photo_t >= REREAD_UNREAD_SECONDS - 1e-9):
+                want.append(tr)
+        if not want:
+            return None
+        corners = np.array([tr.outline() for tr in want], dtype=np.float64).reshape(-1, 2)
+        m = REREAD_MARGIN * (self.card_ref_px or float(np.median([tr.size for tr in want])))
+        return (float(corners[:, 0].min() - m), float(corners[:, 1].min() - m),
+                float(corners[:, 0].max() + m), float(corners[:, 1].max() + m))
+
+    def add_photo_readings(self, cards: list[DetectedCard], t: float,
+                           region: tuple[float, float, float, float]) -> None:
+        """The cards a photo-quality look at ``region`` of the frame of time ``t`` found: evidence,
+        weighing PHOTO_WEIGHT camera looks, for the cards followed there (matched by where their
+        corner indices lie). Such a look makes no card of its own: what the camera's frames never
+        find stays unknown (a card seen once, in a frame that is already old, may be gone)."""
+        x1, y1, x2, y2 = region
+        dets = [d for d in cards if d.confidence >= self.min_confidence]
+        for ti, di in self._match_by_place(dets):
+            tr, d = self.tracks[ti], dets[di]
+            tr.evidence.decay = self.vote_decay
+            tr.evidence.add(d.card, d.confidence, weight=PHOTO_WEIGHT)
+        for tr in self.tracks:
+            cx, cy = tr.centre
+            if x1 <= cx <= x2 and y1 <= cy <= y2 and t >= tr.still_since:
+                tr.photo_t = t          # looked at (read, or found nowhere at photo quality either)
+        self._snap_cache = None
+
     # ---- internals ----------------------------------------------------------------------
+    def _match_by_place(self, dets: list[DetectedCard]) -> list[tuple[int, int]]:
+        """Photo-quality readings matched to the cards followed by where their corner indices lie
+        (a whole card read in a fan covers the indices of the cards under it: its box says little):
+        (track index, det index) pairs whose boxes overlap at least PLACE_IOU, best first."""
+        track_boxes = [[b for b in (tr.det_box, None if tr.partial or tr.quad is None else tr.box) if b is not None]
+                       for tr in self.tracks]
+        pairs = []
+        for di, d in enumerate(dets):
+            mine = list(d.indices) or [d.box]
+            for ti, boxes in enumerate(track_boxes):
+                best = max((_box_iou(a, b) for a in mine for b in boxes), default=0.0)
+                if best >= PLACE_IOU:
+                    pairs.append((best, ti, di))
+        pairs.sort(reverse=True)
+        used_t, used_d, matches = set(), set(), []
+        for _, ti, di in pairs:
+            if ti not in used_t and di not in used_d:
+                used_t.add(ti)
+                used_d.add(di)
+                matches.append((ti, di))
+        return matches
+
     def _settled_zones(self, sig, t: float) -> set:
         """The zones whose new state is published now.
 
@@ -553,19 +649,22 @@ class TableTracker:
         elif best != tr.label and tr.votes[best] >= self.label_switch * tr.votes.get(tr.label, 0.0):
             tr.label = best
 
-    def _match(self, dets: list[DetectedCard]):
-        nt, nd = len(self.tracks), len(dets)
+    def _match(self, dets: list[DetectedCard], tracks: list[Track] | None = None):
+        """Greedy matching of ``dets`` to ``tracks`` (default: all): (track index, det index) pairs,
+        unmatched det indices, unmatched tracks."""
+        tracks = self.tracks if tracks is None else tracks
+        nt, nd = len(tracks), len(dets)
         if nt == 0 or nd == 0:
-            return [], list(range(nd)), list(self.tracks)
-        tb = np.stack([tr.box for tr in self.tracks])
+            return [], list(range(nd)), list(tracks)
+        tb = np.stack([tr.box for tr in tracks])
         db = np.array([d.box for d in dets], dtype=np.float64)
         # compare with the card's outline and with its last detection (an index alone, or the
         # whole card), whichever fits better
-        lb = np.stack([tr.det_box if tr.det_box is not None else tr.box for tr in self.tracks])
+        lb = np.stack([tr.det_box if tr.det_box is not None else tr.box for tr in tracks])
         iou = np.maximum(_iou_matrix(tb, db), _iou_matrix(lb, db))
-        tc = np.array([tr.centre for tr in self.tracks])
+        tc = np.array([tr.centre for tr in tracks])
         dc = np.array([d.centre for d in dets])
-        tsize = np.array([tr.size for tr in self.tracks])
+        tsize = np.array([tr.size for tr in tracks])
         norm = np.maximum(tsize, 0.25 * self.card_ref_px)
         dist = np.linalg.norm(tc[:, None, :] - dc[None, :, :], axis=2) / np.maximum(norm[:, None], 1.0)
         # an index seen alone lies inside the whole card seen before, and vice versa
@@ -573,17 +672,17 @@ class TableTracker:
                   & (dc[None, :, 1] >= tb[:, None, 1]) & (dc[None, :, 1] <= tb[:, None, 3]))
         inside |= ((tc[:, None, 0] >= db[None, :, 0]) & (tc[:, None, 0] <= db[None, :, 2])
                    & (tc[:, None, 1] >= db[None, :, 1]) & (tc[:, None, 1] <= db[None, :, 3]))
-        tl = np.array([tr.label for tr in self.tracks], dtype=object)
+        tl = np.array([tr.label for tr in tracks], dtype=object)
         dl = np.array([d.card for d in dets], dtype=object)
         same = (tl[:, None] == dl[None, :]).astype(np.float64)
         # the more a track's label is established, the more a detection must agree with it:
         # a new card laid half over an old one must not steal the old one's identity
-        settled = np.array([min(1.0, tr.hits / 5.0) * tr.vote_share for tr in self.tracks])
+        settled = np.array([min(1.0, tr.hits / 5.0) * tr.vote_share for tr in tracks])
         label_bonus = 0.3 + 0.7 * settled
         # candidate if boxes overlap or the centre moved less than half a card
         # a settled card does not take a detection of another card unless it lies right on it
         # (a misread); near it is not enough: a card laid next to or over it is another card
-        settled_t = np.array([tr.hits >= 3 and tr.vote_share >= 0.6 for tr in self.tracks])
+        settled_t = np.array([tr.hits >= 3 and tr.vote_share >= 0.6 for tr in tracks])
         cand = ((iou >= 0.1) | (dist <= 0.5) | inside) & ((same > 0) | ~settled_t[:, None] | (iou >= 0.5))
         score = iou + 0.5 * np.clip(1.0 - dist, 0.0, 1.0) + label_bonus[:, None] * same
         score = np.where(cand, score, -np.inf)
@@ -600,7 +699,7 @@ class TableTracker:
             used_d.add(di)
             matches.append((ti, di))
         unmatched_d = [i for i in range(nd) if i not in used_d]
-        unmatched_t = [self.tracks[i] for i in range(nt) if i not in used_t]
+        unmatched_t = [tracks[i] for i in range(nt) if i not in used_t]
         return matches, unmatched_d, unmatched_t
 
     def _snapshot_cached(self, t: float, frame_size) -> tuple[StableTable, tuple]:

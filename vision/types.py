@@ -56,3 +56,6 @@ class FrameObservation:
     cards: list[DetectedCard]
     sharpness: float = 1.0          # relative focus measure; low = motion blur
     occluded: bool = False          # e.g. a hand/arm over the table detected
+    # readings too unsure to be reported as cards (below the recogniser's card threshold): the
+    # tracker takes them as weak evidence for cards it already follows, never as new cards
+    unsure: list[DetectedCard] = field(default_factory=list)

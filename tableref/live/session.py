@@ -158,6 +158,10 @@ class TableSession:
         self._fps_times: deque = deque(maxlen=30)
         self._corrections: dict[int, str | None] = {}
         self._problems_said: set = set()            # recognition problems already told the host
+        # a still table is read again at photo quality beside the camera loop (the recogniser the
+        # session builds itself; an injected one is a test's or a tool's, read as it is)
+        self.still_reads = recognizer is None
+        self._still = self._still_for = None
         self._last_table = None
         self._tracker = None
         self._scanner = None
@@ -637,6 +641,9 @@ class TableSession:
         if t is not None and t is not threading.current_thread():
             t.join(timeout=10)
         self._thread = None
+        if self._still is not None:
+            self._still.close()
+            self._still = None
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the background thread to finish (a file that ended). True if it did."""
@@ -738,6 +745,7 @@ class TableSession:
                 if table is not None and table.changed:
                     self.feed_table(table)
                 self._feed_scan(obs)
+                self._read_still(image, tracker, frame.t)
                 dt = time.perf_counter() - t0
                 self.frames_analysed += 1
                 self.ms_per_frame = 0.9 * self.ms_per_frame + 0.1 * dt * 1000 if self.ms_per_frame else dt * 1000
@@ -753,6 +761,25 @@ class TableSession:
         finally:
             if src is not None:
                 src.stop()
+
+    def _read_still(self, image: np.ndarray, tracker, t: float) -> None:
+        """The still table read again at photo quality beside the camera loop
+        (:class:`vision.recognition.still.StillReader`): a finished reading becomes the tracker's
+        evidence, and the part of the table that has come to lie still is handed over."""
+        if not self.still_reads:
+            return
+        if self._still is None:
+            from tableref.vision.recognition.still import StillReader
+
+            self._still = StillReader()
+        done = self._still.take()
+        if done is not None and self._still_for is tracker:
+            read_t, region, cards = done
+            tracker.add_photo_readings(cards, read_t, region)
+        if not self._still.busy:
+            region = tracker.reread_region(t)
+            if region is not None and self._still.submit(image, region, t):
+                self._still_for = tracker           # a tracker started afresh meanwhile ignores the reading
 
     def _observe(self, rec, image: np.ndarray, t: float):
         """The frame's observation; a frame too blurred to read (a hand moving, the camera refocusing:

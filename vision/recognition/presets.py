@@ -26,6 +26,9 @@ class RecognizerConfig:
     nms_iou: float = 0.5
     nms_ios: float = 0.6             # a box mostly inside another is a second box on one index
     min_card_confidence: float = 0.35   # report a card only above this
+    # a card read less sure than that but at least this sure is an unsure reading: not a card, but
+    # passed on to the tracker (``FrameObservation.unsure``) as weak evidence for a card it follows
+    unsure_confidence: float = 0.08
     det_score_power: float = 0.7    # weight of the detector score in a card's confidence (score ** power)
     # index size band (longer side, detector input pixels) the detector reads best;
     # None = take it from recognition.json or use the built-in default (``plan.index_band``)

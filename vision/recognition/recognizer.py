@@ -17,7 +17,7 @@ import numpy as np
 
 from tableref.vision.assembly import IndexReading, assemble
 from tableref.vision.outlines import merge_outline_cards, read_outline_cards
-from tableref.vision.recognition.confidence import reported_cards
+from tableref.vision.recognition.confidence import reported_cards, unsure_cards
 from tableref.vision.recognition.finder import IndexFinder
 from tableref.vision.recognition.frame import FrameReading
 from tableref.vision.recognition.helper import HelperThread
@@ -68,6 +68,7 @@ class CardRecognizer:
         self.reader = IndexReader(self.cls_net, config, spec.names, spec.crop_size, spec.crop_margin, self.memo)
         self._helper = HelperThread()
         self.last_stats = RecognitionStats()
+        self.last_unsure: list[DetectedCard] = []   # the last frame's unsure readings (confidence.unsure_cards)
 
     # -- a frame ---------------------------------------------------------------
 
@@ -88,6 +89,7 @@ class CardRecognizer:
         if self.config.outlines:
             cards = merge_outline_cards(cards, self._outline_cards(frame, cards), self.config.min_card_confidence)
             stats.ms_outlines = (time.perf_counter() - t2) * 1000
+        self.last_unsure = unsure_cards(cards, self.config, frame.repeated)
         cards = reported_cards(cards, self.config, frame.repeated)
         stats.ms_total = (time.perf_counter() - t0) * 1000
         stats.cpu_ms_thread = (time.thread_time() - c0) * 1000
@@ -98,7 +100,8 @@ class CardRecognizer:
         image = ensure_bgr(image)
         cards = self.recognize(image)
         h, w = image.shape[:2]
-        return FrameObservation(t=t, width=w, height=h, cards=cards, sharpness=sharpness(image))
+        return FrameObservation(t=t, width=w, height=h, cards=cards, sharpness=sharpness(image),
+                                unsure=self.last_unsure)
 
     def warmup(self, frame_size: tuple[int, int] | None = None) -> None:
         """One run of each model on blank input (the first ONNX Runtime run is slow).
