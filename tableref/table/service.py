@@ -154,7 +154,9 @@ class TableService:
 
     def table_setup(self) -> dict:
         """The live session's setup, in the ledger's form (for a first ledger session)."""
-        snap = self.snapshot()
+        if isinstance(getattr(self.session, "setup", None), TableSetup):
+            return self.session.setup.as_dict()
+        snap = self.snapshot()          # a session that keeps no TableSetup (a stand-in in tests)
         players = [p for p in (snap.get("players") or [s.get("player") for s in snap.get("seats", [])]) if p]
         return {"game": snap.get("game", "desmoche"), "players": players, "seats": len(players),
                 "stake": int(snap.get("stake", 1) or 1), "point_value": 1.0, "rules": snap.get("rules") or {},
