@@ -259,7 +259,10 @@ def run(args) -> int:
             print(f"    SHA-256 fingerprint  {certificate.fingerprint}", flush=True)
             print("    (self-signed: each browser warns once; check the fingerprint in its certificate details)",
                   flush=True)
-        if setup["source"] == "phone" and not lan:
+        if setup["source"] == "phone" and not lan and args.host in ("0.0.0.0", "::"):
+            print("    camera  this computer has no network address a phone could open: connect it to the "
+                  "phones' Wi-Fi and start again", flush=True)
+        elif setup["source"] == "phone" and not lan:
             print(f"    camera  a phone cannot open {args.host}: serve with --host 0.0.0.0"
                   f"{'' if certificate is not None else ' --https'}, then open the /camera address it prints "
                   "on the phone", flush=True)
