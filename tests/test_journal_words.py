@@ -1,4 +1,4 @@
-"""The journal says who did what: a hand the host ends is the host's, not the referee's; its words are the page's language."""
+"""The journal says who did what: a hand the host ends is the host's, not the referee's, in the page's language."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""``tableref watch`` and ``bench-detect``: bad options end in one line naming the option and exit 2, never a traceback."""
+"""``tableref watch`` and ``bench-detect``: a bad option ends in one line naming it and exit 2, no traceback."""
 from __future__ import annotations
 
 import os

@@ -137,7 +137,8 @@ def _serve_refuses(*args, cwd=ROOT):
     (["--evidence-hands", "-1"], "argument --evidence-hands: must be a whole number from 0 up"),
     (["--source", "/nope.mp4"], "--source: source not found: '/nope.mp4'"),
     (["--db", "/proc/x.sqlite3"], "--db: cannot open the ledger /proc/x.sqlite3: no file can be made in /proc"),
-    (["--db", "file.jpg/l.sqlite3"], "--db: cannot open the ledger file.jpg/l.sqlite3: file.jpg is a file, not a folder"),
+    (["--db", "file.jpg/l.sqlite3"],
+     "--db: cannot open the ledger file.jpg/l.sqlite3: file.jpg is a file, not a folder"),
 ])
 def test_bad_options_are_one_line_naming_the_option(tmp_path, args, says):
     (tmp_path / "file.jpg").write_bytes(b"not a folder")

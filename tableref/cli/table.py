@@ -160,10 +160,9 @@ def _frame_count(source: str, every: int) -> int | None:
 
 
 def cmd_watch(args) -> int:
-    from tableref import demo
     from tableref.cli.vision import machine_settings
     from tableref.ledger.errors import LedgerError, SchemaError
-    from tableref.live.session import SessionError, resolve_source
+    from tableref.live.session import SessionError
     from tableref.table.lock import LedgerInUse
     from tableref.table.service import MEMORY, TableService
     from tableref.table.setup import SetupError
