@@ -7,8 +7,6 @@ keeps accounts, it does not judge cards.
 """
 from __future__ import annotations
 
-from tableref.referee.reasons import Reason
-
 
 class LedgerError(ValueError):
     """A request the ledger refuses (a bad result, an unknown hand, a closed session...)."""
@@ -17,17 +15,6 @@ class LedgerError(ValueError):
         super().__init__(message)
         self.message = message
         self.field = field
-
-    @property
-    def reason(self) -> Reason | None:
-        """The message's key and parameters, or None for an unkeyed message."""
-        return self.message if isinstance(self.message, Reason) else None
-
-    def to_json(self) -> dict:
-        out = {"error": self.message}
-        if self.field:
-            out["field"] = self.field
-        return out
 
 
 class MoneyError(LedgerError):
