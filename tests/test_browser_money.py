@@ -5,8 +5,8 @@ hand the referee has not decided (the page shows what will be recorded and asks;
 and checks that the scoreboard's balances, pot and fewest transfers are exactly the per-hand money
 -- the same as the JSON and the CSV, to the cent -- and that an undo from the page is reflected.
 
-No camera is needed (the source is a file that does not exist: the camera shows an error, the
-page and the ledger work); see tests/test_browser.py for Chromium and Playwright.
+No camera is needed (the source is a phone camera that never sends a frame: the page and the
+ledger work); see tests/test_browser.py for Chromium and Playwright.
 """
 from __future__ import annotations
 
