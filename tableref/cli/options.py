@@ -40,26 +40,24 @@ def whole(lo: int, hi: int | None = None):
     return parse
 
 
-def seconds(text: str) -> float:
-    """An argparse type: a finite number of seconds above zero."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, got {text!r}")
-    return value
+def above_zero(what: str):
+    """An argparse type: a finite number above zero (``what`` says what it counts, for the message)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"must be {what} above 0, got {text!r}")
+        return value
+
+    parse.__name__ = what
+    return parse
 
 
-def positive(text: str) -> float:
-    """An argparse type: a finite number above zero (a rate, a size)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a number above 0, got {text!r}")
-    return value
+seconds = above_zero("a number of seconds")
+positive = above_zero("a number")
 
 
 def source_problem(spec: str) -> str | None:
