@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from test_browser import CHROMIUM, CHROMIUM_ARGS, _need_browser
+from test_browser import _need_browser, browser  # noqa: F401 (browser: the fixture)
 
 from tableref.ledger.store import Ledger
 from tableref.live.session import TableSession
@@ -43,16 +43,6 @@ def served(tmp_path_factory):
     srv.shutdown()
     close_app(app)
     ledger.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.mark.parametrize("code", list(WORDS))
