@@ -599,3 +599,22 @@ def test_nothing_is_read_again_while_a_hand_is_over_the_table():
     p.run(ROW, 2.0)
     p.run([], 0.2, occluded=True)
     assert p.tr.reread_region(p.t) is None
+
+
+def test_the_live_picture_shows_an_unread_card_with_its_candidates_never_a_label():
+    from tableref.live import overlay
+
+    p = Player(jitter=0)
+    flip = [det("8C", 500, 600, conf=0.8), det("8H", 500, 600, conf=0.75)]
+    for k in range(10):
+        p.run([det("KS", 620, 330), flip[k % 2]], 0.2)
+    written = []
+    real = overlay.cv2.putText
+    overlay.cv2.putText = lambda img, text, *a, **k: written.append(text) or real(img, text, *a, **k)
+    try:
+        overlay.annotate(np.zeros((720, 1280, 3), np.uint8), p.tr, None, [], {}, None, "ok")
+    finally:
+        overlay.cv2.putText = real
+    unread = next(tr for tr in p.tr.tracks if not tr.reading)
+    assert {f"8C/8H? #{unread.id}", f"8H/8C? #{unread.id}"} & set(written)
+    assert not any(t.startswith(("8C #", "8H #")) for t in written)

@@ -1,7 +1,8 @@
 """Draw the session's view on a frame: zones, each tracked card with its label, verdict colours.
 
 Green: a card in a valid meld laid in order; orange: a valid meld out of order;
-red: an invalid meld; grey: loose or centre cards; blue: corrected by the host.
+red: an invalid meld; grey: loose or centre cards; blue: corrected by the host; magenta: unread
+(its looks do not agree yet), labelled with what it might be and a question mark (``8C/8H?``).
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ ORANGE = (0, 160, 255)
 RED = (40, 40, 230)
 GREY = (180, 180, 180)
 BLUE = (255, 150, 40)
+MAGENTA = (220, 60, 220)
 
 
 def _colours(views: list[dict]) -> dict[int, tuple[int, int, int]]:
@@ -56,12 +58,17 @@ def annotate(image: np.ndarray, tracker, zones, views: list[dict], corrections: 
     img = zones.draw(image, centre_label="") if zones is not None else image.copy()
     cols = _colours(views)
     for tr in tracker.confirmed_tracks() if tracker is not None else []:
-        label = corrections.get(tr.id, tr.label) if tr.id in corrections else tr.label
-        col = BLUE if tr.id in corrections else cols.get(tr.id, GREY)
+        reading = getattr(tr, "reading", tr.label)
+        if tr.id in corrections:
+            label, col = corrections[tr.id] or "x", BLUE
+        elif reading:
+            label, col = reading, cols.get(tr.id, GREY)
+        else:
+            label, col = "/".join(tr.evidence.candidates(2)) + "?", MAGENTA
         pts = tr.outline().astype(np.int32).reshape(-1, 1, 2)
         cv2.polylines(img, [pts], True, col, 2, cv2.LINE_AA)
         x, y = int(pts[:, 0, 0].min()), int(pts[:, 0, 1].min())
-        text = f"{label or 'x'} #{tr.id}"
+        text = f"{label} #{tr.id}"
         cv2.putText(img, text, (x, max(12, y - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3, cv2.LINE_AA)
         cv2.putText(img, text, (x, max(12, y - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, col, 1, cv2.LINE_AA)
     if winner:  # no words on the shared video: a crown and the name (every phone has its own language)
