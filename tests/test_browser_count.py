@@ -54,14 +54,19 @@ def browser():
         b.close()
 
 
-def _host_page(browser, base, lang):
-    page = browser.new_page(viewport={"width": 412, "height": 915})   # a phone
-    page.goto(f"{base}/lang/{lang}", wait_until="commit")
-    page.goto(f"{base}/count")
+def log_in(page) -> None:
+    """Log in as the host from the page's own dialog."""
     page.click("#login-open")
     page.fill("#login-pin", PIN)
     page.click("#login-submit")
     page.wait_for_selector("body[data-host='yes']")
+
+
+def _host_page(browser, base, lang):
+    page = browser.new_page(viewport={"width": 412, "height": 915})   # a phone
+    page.goto(f"{base}/lang/{lang}", wait_until="commit")
+    page.goto(f"{base}/count")
+    log_in(page)
     page.wait_for_selector("#count-seats > article[data-player]")
     return page
 
@@ -130,7 +135,7 @@ def test_count_page_settles_scanned_and_host_entered_seats_and_updates_live(tmp_
         # Beto lays his hand down: the page counts it live, and Dani's maal stays as typed
         session.feed_state(TableState.from_labels(only(ana, beto), tiplu, 2.0))
         _seat(page, "Beto").locator(".maal-points").wait_for(timeout=10_000)
-        assert page.inner_text(f"#count-seats > article[data-player='Beto'] .maal-points") == \
+        assert page.inner_text("#count-seats > article[data-player='Beto'] .maal-points") == \
             str(sc.truth["maal"]["Beto"])
         assert _seat(page, "Dani").locator(".host-maal").input_value() == str(sc.truth["maal"]["Dani"])
         _seat(page, "Cris").locator(".host-maal").fill(str(sc.truth["maal"]["Cris"]))

@@ -17,7 +17,8 @@ import pytest
 from tableref.live.events import TableState
 from tableref.web.i18n import say_event, translator
 
-from test_browser_count import PIN, browser, served_table  # noqa: F401 - the shared browser fixture
+from test_browser_count import browser, log_in, served_table  # noqa: F401 - the shared browser fixture
+from test_browser_money import _wait
 
 P3 = ["Ana", "Beto", "Cris"]
 ANA_WINS = [["3H", "4H", "5H", "6H"], ["7S", "7D", "7C"], ["JD", "QD", "KD"]]
@@ -41,22 +42,9 @@ def _page(browser, base, lang, voices=None, host=True, size=(412, 915)):  # noqa
     page.goto(f"{base}/lang/{lang}", wait_until="commit")
     page.goto(base + "/", wait_until="commit")
     if host:
-        page.click("#login-open")
-        page.fill("#login-pin", PIN)
-        page.click("#login-submit")
-        page.wait_for_selector("body[data-host='yes']")
+        log_in(page)
     page.wait_for_selector("#run-balances .run-balance")
     return page
-
-
-def _until(pred, what, timeout=10.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        got = pred()
-        if got:
-            return got
-        time.sleep(0.1)
-    pytest.fail(f"timed out waiting for {what}")
 
 
 def test_running_score_next_hand_chart_and_totals(tmp_path, browser):  # noqa: F811
@@ -68,7 +56,7 @@ def test_running_score_next_hand_chart_and_totals(tmp_path, browser):  # noqa: F
         page = _page(browser, base, "en")
         # a hand on this session's table: the Table page shows each player's running balance, exactly
         session.feed_state(S([ANA_WINS, [["9C", "10C", "JC"]], []], t=1.0))
-        hand = _until(lambda: ledger.hands(session_id), "the hand to be recorded")[0]
+        hand = _wait(lambda: ledger.hands(session_id), "the hand to be recorded")[0]
         money = ledger.money(session_id)
         page.wait_for_selector("#run-balances .run-balance[data-player='Ana'].pos", timeout=10_000)
         for p in P3:
@@ -118,7 +106,7 @@ def test_the_table_speaks_each_verdict_and_the_winner_in_the_page_language(tmp_p
         session.feed_state(S([ANA_WINS, [["QS", "KS", "2S"]], []], t=2.0))                  # Ana wins
         end = session.results[-1]
         said_end = say_event(end, translator(lang))
-        spoken = _until(lambda: page.evaluate("window.__spoken.length >= 2 && window.__spoken"), "the speech")
+        spoken = _wait(lambda: page.evaluate("window.__spoken.length >= 2 && window.__spoken"), "the speech")
         texts = [s["text"] for s in spoken]
         invalid = [e for e in session.snapshot()["events"] if e["type"] == "meld_invalid"]
         assert texts[0] == say_event(invalid[0], translator(lang)) and said_end in texts, texts
