@@ -735,17 +735,11 @@ class TableSession:
                 last_t = frame.t
                 t0 = time.perf_counter()
                 try:
-                    obs = self._observe(rec, image, frame.t)
+                    obs = self.analyse_frame(image, frame.t, rec)
                 except Exception as exc:  # noqa: BLE001 - one bad frame must not stop the table
                     self._set_camera("error", f"could not analyse a frame: {exc}", frame.t)
                     continue
-                self._watch_clear(obs)
-                tracker = self._ensure_tracker((image.shape[1], image.shape[0]))
-                table = tracker.update(obs)
-                if table is not None and table.changed:
-                    self.feed_table(table)
-                self._feed_scan(obs)
-                self._read_still(image, tracker, frame.t)
+                tracker = self._tracker
                 dt = time.perf_counter() - t0
                 self.frames_analysed += 1
                 self.ms_per_frame = 0.9 * self.ms_per_frame + 0.1 * dt * 1000 if self.ms_per_frame else dt * 1000
@@ -761,6 +755,22 @@ class TableSession:
         finally:
             if src is not None:
                 src.stop()
+
+    def analyse_frame(self, image: np.ndarray, t: float, recognizer=None):
+        """One camera frame of media time ``t`` through everything the camera loop does with it: read
+        (unless too blurred to read), tracked, judged (and counted, for a Marriage count), and the
+        still table handed to the photo-quality re-read; returns the frame's observation. For
+        benchmarks and tools that feed frames themselves (``recognizer``: default the session's)."""
+        rec = recognizer or self._get_recognizer()
+        obs = self._observe(rec, image, t)
+        self._watch_clear(obs)
+        tracker = self._ensure_tracker((image.shape[1], image.shape[0]))
+        table = tracker.update(obs)
+        if table is not None and table.changed:
+            self.feed_table(table)
+        self._feed_scan(obs)
+        self._read_still(image, tracker, t)
+        return obs
 
     def _read_still(self, image: np.ndarray, tracker, t: float) -> None:
         """The still table read again at photo quality beside the camera loop
