@@ -18,8 +18,9 @@ import cv2
 import pytest
 
 from tableref.ledger.store import Ledger
+from tableref.live.boundary import CLEAR_TABLE_SECONDS
 from tableref.live.events import TableState
-from tableref.live.session import CLEAR_TABLE_SECONDS, TableSession
+from tableref.live.session import TableSession
 from tableref.simulate.bots import play_desmoche
 from tableref.simulate.observations import script_observations
 from tableref.vision.types import FrameObservation

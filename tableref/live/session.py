@@ -48,6 +48,7 @@ from tableref.games import game as game_spec
 from tableref.referee.errors import RefereeError
 from tableref.referee.reasons import Reason
 
+from tableref.live.boundary import CLEAR_TABLE_SECONDS, ClearingClock, old_cards_back
 from tableref.live.events import make_event
 from tableref.live.hand import LiveHand, new_hand
 from tableref.live.setup import SetupError, TableSetup, check_setup
@@ -57,16 +58,6 @@ MAX_EVENTS = 300
 # a picture blurred this long (seconds of frame time) is said in the camera status
 BLUR_STATUS_SECONDS = 1.0
 BLURRED_MESSAGE = "picture blurred: hold the camera still / check focus"
-#: the hand boundary: once a hand is decided, the next begins when the camera has seen no face-up
-#: card for this long (seconds of frame time) -- the table was cleared (docs/live.md, "Hands")
-CLEAR_TABLE_SECONDS = 1.5
-#: a picture this flat (a covered lens, a black frame; sharpness 0..1) shows nothing: it neither
-#: counts as a cleared table nor lets one be cleared
-BLANK_SHARPNESS = 0.02
-#: a table cleared after a decided hand that shows at least this many of that hand's last cards again
-#: (and at least this share of them) is that hand's table back (a blur, a hand over it), not a new deal
-OLD_TABLE_CARDS = 6
-OLD_TABLE_SHARE = 0.8
 
 
 class SessionError(ValueError):
@@ -172,7 +163,8 @@ class TableSession:
         self.hand_no = 0
         self.pot = 0
         self._waiting_clear = False
-        self._clear_since: float | None = None   # frame time since which no face-up card was seen
+        # how long no face-up card has been seen (the hand boundary, tableref.live.boundary)
+        self._clearing = ClearingClock(min_confidence=float(self._tracker_options.get("min_confidence", 0.25)))
         self._stale: set[int] = set()            # cards of the previous hand still on the table (track ids)
         self._scan_stale = False                 # the count scan still shows the previous hand
         self._old_table = None                   # the decided hand's last cards, until the new hand's first table
@@ -418,19 +410,12 @@ class TableSession:
 
     def _watch_clear(self, obs) -> list[dict]:
         """The hand boundary, one analysed frame at a time: when no face-up card has been seen for
-        :data:`CLEAR_TABLE_SECONDS`, the table was cleared; a decided hand's next hand begins, with
+        :data:`~tableref.live.boundary.CLEAR_TABLE_SECONDS`, the table was cleared; a decided hand's next hand begins, with
         the table forgotten (the new hand's cards are new cards wherever they are laid)."""
         t = float(obs.t)
         if self._tracker is not None and not self._waiting_clear and self._tracker.too_blurred(float(obs.sharpness)):
             return []                                 # a frame not read says nothing about the table
-        min_conf = float(self._tracker_options.get("min_confidence", 0.25))
-        seen = any(d.confidence >= min_conf for d in obs.cards)
-        if seen or float(obs.sharpness) < BLANK_SHARPNESS or (self._clear_since is not None and t < self._clear_since):
-            self._clear_since = None
-            return []
-        if self._clear_since is None:
-            self._clear_since = t
-        if t - self._clear_since < CLEAR_TABLE_SECONDS - 1e-9:
+        if not self._clearing.cleared(obs):
             return []
         with self._lock:
             self._stale.clear()                       # whatever lay there is gone
@@ -451,13 +436,12 @@ class TableSession:
     def _old_table_back(self, table) -> None:
         """The new hand's first table after a cleared one: the decided hand's cards seen again (the
         table was only hidden for a moment) are that hand's, not judged again (under the lock)."""
-        old, self._old_table = self._old_table, None
-        now = Counter(c.card for c in table.cards if c.card)
-        back = sum((now & old).values())
-        if back >= OLD_TABLE_CARDS and back >= OLD_TABLE_SHARE * sum(old.values()):
+        back = old_cards_back(self._old_table, table)
+        self._old_table = None
+        if back:
             self._stale = {c.track_id for c in table.cards}
-            self._emit(make_event("old_cards_back", table.t, f"the last hand's {back} cards are on the table "
-                                  "again: they are not judged in this hand", cards=sorted((now & old).elements())))
+            self._emit(make_event("old_cards_back", table.t, f"the last hand's {len(back)} cards are on the table "
+                                  "again: they are not judged in this hand", cards=back))
 
     def _start_next_hand(self, t: float, text: str, *, forget_table: bool, **fields) -> list[dict]:
         """Start the next hand (under the lock); ``forget_table``: the table is empty, start the tracker afresh."""
