@@ -23,6 +23,10 @@ source in force. When a video file ends, the hand in progress is settled as it s
 (a Desmoche hand without a winner carries its pot; a Marriage count is settled if
 the cards show a winner).
 
+A decided hand's next hand begins when the table has been cleared (no face-up card for
+:data:`~tableref.live.boundary.CLEAR_TABLE_SECONDS`; a hand cleared before it was decided is set
+aside, unrecorded) or when the host says so (:meth:`next_hand`); see docs/live.md, "Hands".
+
 What the camera cannot see is entered by the host: :meth:`correct_card`
 (a misread card, or "not a card"), :meth:`finish_hand` (Desmoche: the winner or
 "no winner"; Marriage: the tiplu, the winner, who has seen the joker, exposed
