@@ -1,6 +1,7 @@
 """The page's small words, as a newcomer reads them in Chromium, in English, Spanish and Nepali: a Marriage
 meld is "checked at the count" (not "…" for good), a hand's money per point, a hand's pictures and the
-frames the camera skipped are said in words, and a lost camera is not said twice.
+frames the camera skipped are said in words, the journal's own words are translated, and a lost camera
+is not said twice.
 
 Serves the real web app (a real table session, no camera) from a thread; needs Chromium and playwright
 like tests/test_browser.py (skipped without them, failed under CI).
@@ -17,10 +18,10 @@ from tableref.ledger.store import Ledger
 from tableref.live.session import TableSession
 from tableref.web.app import close_app, create_app
 
-WORDS = {  # language: (checked at the count, money per point, pictures, frames skipped)
-    "en": ("checked at the count", "at 0.50 a point", "3 pictures", "29 frames skipped to keep up"),
-    "es": ("se comprueba en el recuento", "a 0.50 el punto", "3 imágenes", "29 imágenes saltadas"),
-    "ne": ("गन्तीमा जाँचिन्छ", "प्रति अंक 0.50", "3 तस्बिर", "29 फ्रेम छोडिए"),
+WORDS = {  # language: (checked at the count, money per point, pictures, frames skipped, the journal's referee)
+    "en": ("checked at the count", "at 0.50 a point", "3 pictures", "29 frames skipped to keep up", "referee"),
+    "es": ("se comprueba en el recuento", "a 0.50 el punto", "3 imágenes", "29 imágenes saltadas", "árbitro"),
+    "ne": ("गन्तीमा जाँचिन्छ", "प्रति अंक 0.50", "3 तस्बिर", "29 फ्रेम छोडिए", "रेफ्री"),
 }
 
 
@@ -47,7 +48,7 @@ def served(tmp_path_factory):
 
 @pytest.mark.parametrize("code", list(WORDS))
 def test_the_small_words_are_words(served, browser, code):
-    at_count, per_point, pictures, skipped = WORDS[code]
+    at_count, per_point, pictures, skipped, referee = WORDS[code]
     ctx = browser.new_context(locale=code, extra_http_headers={"Accept-Language": code})
     page = ctx.new_page()
     errors: list[str] = []
@@ -69,6 +70,8 @@ def test_the_small_words_are_words(served, browser, code):
         page.wait_for_selector("tr.hand")
         row = page.inner_text("tr.hand td:first-child")
         assert per_point in row and "×" not in row, row
+        journal = page.inner_text("#journal")
+        assert referee in journal and (code == "en" or "referee" not in journal), journal
         assert not errors, errors
     finally:
         ctx.close()
