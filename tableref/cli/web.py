@@ -98,6 +98,15 @@ def _fail(message, field: str | None = None) -> int:
     return fail("serve", message, field)
 
 
+def try_listen(host: str, port: int) -> None:
+    """Bind ``host:port`` for a moment (raises OSError as the server would)."""
+    for family, kind, proto, _, addr in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                           flags=socket.AI_PASSIVE)[:1]:
+        with socket.socket(family, kind, proto) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(addr)
+
+
 def listen_problem(host: str, port: int, exc: BaseException) -> tuple[str, str]:
     """Why the server cannot listen on ``host:port``, and the option to change."""
     import errno
@@ -184,6 +193,10 @@ def run(args) -> int:
         problem = source_problem(args.source)
         if problem:
             return _fail(problem, "source")
+    try:        # an address or port that cannot be had is said before the ledger is touched
+        try_listen(args.host, args.port)
+    except (OSError, ValueError) as exc:
+        return _fail(*listen_problem(args.host, args.port, exc))
     from tableref.cli.vision import machine_settings
 
     try:
