@@ -91,3 +91,16 @@ def test_a_lost_camera_is_said_once():
     src = PushSource(lost_after=0.0)
     status = src._silence(1.0)
     assert status[0] == "lost" and not status[1].startswith("camera lost")
+
+
+def test_a_new_seat_gets_the_default_names(served, browser):
+    """The setup page names a seat the host adds as the server would (Dani, Eva), not "Seat 4"."""
+    page = browser.new_page()
+    try:
+        page.goto(served + "/setup")
+        names = page.evaluate("""() => { const n = document.querySelector('#seats-n'); n.value = 5;
+                                         n.dispatchEvent(new Event('input'));
+                                         return [...document.querySelectorAll('#players input')].map((x) => x.value); }""")
+        assert names == ["Ana", "Beto", "Cris", "Dani", "Eva"], names
+    finally:
+        page.close()

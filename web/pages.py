@@ -5,6 +5,7 @@ from urllib.parse import urlparse
 
 from flask import Blueprint, current_app, redirect, render_template, request
 
+from tableref.live.setup import DEFAULT_NAMES
 from tableref.web.auth import csrf_token, is_host
 from tableref.web.i18n import LANGUAGES, pick_language, strings, translator
 from tableref.web.setup_form import SEAT_RANGE, all_switches
@@ -42,7 +43,7 @@ def scoreboard():
 
 @pages.get("/setup")
 def setup():
-    return render("setup.html", switches=all_switches(), seat_range=SEAT_RANGE)
+    return render("setup.html", switches=all_switches(), seat_range=SEAT_RANGE, default_names=list(DEFAULT_NAMES))
 
 
 @pages.get("/count")

@@ -569,8 +569,12 @@ function initSetup() {
   const syncSeats = () => {
     const n = Math.max(2, Math.min(5, Number(seatsN.value) || 4));
     const inputs = players.querySelectorAll("input");
+    // a new seat's player gets the first of the default names (the server's) not yet at the table
+    const taken = new Set([...inputs].map((x) => x.value));
+    const free = JSON.parse(form.dataset.defaultNames).filter((name) => !taken.has(name));
     for (let i = inputs.length; i < n; i++)
-      players.append(el("label", {}, T("seat") + " " + (i + 1) + " ", el("input", { name: "player", maxlength: "24", required: true, value: T("seat") + " " + (i + 1) })));
+      players.append(el("label", {}, T("seat") + " " + (i + 1) + " ", el("input", { name: "player", maxlength: "24", required: true,
+                                                                                  value: free.shift() || T("seat") + " " + (i + 1) })));
     players.querySelectorAll("label").forEach((l, i) => { if (i >= n) l.remove(); });
     drawZones();
   };
