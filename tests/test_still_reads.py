@@ -76,3 +76,20 @@ def test_unsure_readings_are_never_reported_as_cards():
              (("AS", 0.9), ("8C", 0.3), ("8H", 0.1), ("2D", 0.01))]
     assert [c.card for c in reported_cards(list(cards), config, set())] == ["AS"]
     assert [c.card for c in unsure_cards(list(cards), config, set())] == ["8C", "8H"]
+
+
+def test_a_card_one_of_its_own_corners_contradicts_is_not_reported():
+    from tableref.vision.assembly import IndexReading
+    from tableref.vision.recognition.confidence import split_cards
+
+    names = ["7H", "KH", "AD", "none"]
+
+    def reading(box, probs):
+        return IndexReading(box=box, score=0.8, probs=np.array(probs, np.float32))
+
+    corners = [reading((0, 0, 10, 20), [0.74, 0.05, 0.01, 0.2]), reading((90, 120, 100, 140), [0.26, 0.28, 0.1, 0.36])]
+    agree = [reading((200, 0, 210, 20), [0.0, 0.01, 0.9, 0.09]), reading((290, 120, 300, 140), [0.05, 0.0, 0.7, 0.25])]
+    seven = DetectedCard("7H", 0.86, (0, 0, 100, 140), indices=[(0, 0, 10, 20), (90, 120, 100, 140)])
+    ace = DetectedCard("AD", 0.9, (200, 0, 300, 140), indices=[(200, 0, 210, 20), (290, 120, 300, 140)])
+    sure, unsure = split_cards([seven, ace], camera_preset(), set(), corners + agree, names)
+    assert [c.card for c in sure] == ["AD"] and [c.card for c in unsure] == ["7H"]

@@ -3,10 +3,12 @@
 A card's confidence is made in three steps: the classifier's probabilities for each of its
 indices, steadied by the extra looks (``looks``); the assembly (``vision.assembly.assemble``),
 which weighs them with the detector's scores (``det_score_power``) into one confidence per
-physical card; and :func:`reported_cards` here, which keeps the cards at least
-``min_card_confidence`` sure and marks those that only repeat an earlier frame's look. A card
-read less sure is never reported as a card: :func:`unsure_cards` passes those at least
-``unsure_confidence`` sure to the live tracker as weak evidence (``FrameObservation.unsure``).
+physical card; and :func:`split_cards` here, which reports the cards at least
+``min_card_confidence`` sure whose own corner indices do not contradict them, and marks those that
+only repeat an earlier frame's look. A card read less sure, or contradicted by one of its own
+indices (the card is read 7H from a pair of corners, one of which reads KH better than 7H), is
+never reported as a card: those at least ``unsure_confidence`` sure are passed to the live tracker
+as unsure readings (``FrameObservation.unsure``), weak evidence for a card it follows.
 """
 from __future__ import annotations
 
@@ -35,3 +37,32 @@ def unsure_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: 
     ``min_card_confidence``), most confident first, marked as :func:`reported_cards` marks its own."""
     return _marked([c for c in cards if config.unsure_confidence <= c.confidence < config.min_card_confidence],
                    repeated)
+
+
+def contradicted(cards: list[DetectedCard], readings, names: list[str]) -> set[int]:
+    """``id()`` of the ``cards`` one of whose own corner indices (``readings``: the frame's
+    :class:`~vision.assembly.IndexReading`, matched by box) reads another card more surely than it."""
+    probs = {tuple(float(v) for v in r.box): r.probs for r in readings}
+    index = {n: k for k, n in enumerate(names)}
+    out = set()
+    for c in cards:
+        k = index.get(c.card)
+        if k is None:
+            continue
+        for b in c.indices:
+            p = probs.get(tuple(float(v) for v in b))
+            if p is not None and names[int(p.argmax())] not in (c.card, "none") and p.max() > p[k]:
+                out.add(id(c))
+                break
+    return out
+
+
+def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: set, readings=(),
+                names: list[str] = ()) -> tuple[list[DetectedCard], list[DetectedCard]]:
+    """(reported, unsure): :func:`reported_cards` less the cards their own indices contradict
+    (:func:`contradicted`), and :func:`unsure_cards` with those."""
+    doubted = contradicted(cards, readings, list(names)) if readings else set()
+    sure = [c for c in cards if c.confidence >= config.min_card_confidence and id(c) not in doubted]
+    unsure = [c for c in cards if c.confidence >= config.unsure_confidence
+              and (c.confidence < config.min_card_confidence or id(c) in doubted)]
+    return _marked(sure, repeated), _marked(unsure, repeated)

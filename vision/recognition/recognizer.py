@@ -17,7 +17,7 @@ import numpy as np
 
 from tableref.vision.assembly import IndexReading, assemble
 from tableref.vision.outlines import merge_outline_cards, read_outline_cards
-from tableref.vision.recognition.confidence import reported_cards, unsure_cards
+from tableref.vision.recognition.confidence import split_cards
 from tableref.vision.recognition.finder import IndexFinder
 from tableref.vision.recognition.frame import FrameReading
 from tableref.vision.recognition.helper import HelperThread
@@ -89,8 +89,7 @@ class CardRecognizer:
         if self.config.outlines:
             cards = merge_outline_cards(cards, self._outline_cards(frame, cards), self.config.min_card_confidence)
             stats.ms_outlines = (time.perf_counter() - t2) * 1000
-        self.last_unsure = unsure_cards(cards, self.config, frame.repeated)
-        cards = reported_cards(cards, self.config, frame.repeated)
+        cards, self.last_unsure = split_cards(cards, self.config, frame.repeated, readings, self.names)
         stats.ms_total = (time.perf_counter() - t0) * 1000
         stats.cpu_ms_thread = (time.thread_time() - c0) * 1000
         return cards
