@@ -87,7 +87,7 @@ def test_a_card_one_of_its_own_corners_contradicts_is_not_reported():
     def reading(box, probs):
         return IndexReading(box=box, score=0.8, probs=np.array(probs, np.float32))
 
-    corners = [reading((0, 0, 10, 20), [0.74, 0.05, 0.01, 0.2]), reading((90, 120, 100, 140), [0.26, 0.28, 0.1, 0.36])]
+    corners = [reading((0, 0, 10, 20), [0.74, 0.05, 0.01, 0.2]), reading((90, 120, 100, 140), [0.26, 0.28, 0.06, 0.1])]
     agree = [reading((200, 0, 210, 20), [0.0, 0.01, 0.9, 0.09]), reading((290, 120, 300, 140), [0.05, 0.0, 0.7, 0.25])]
     seven = DetectedCard("7H", 0.86, (0, 0, 100, 140), indices=[(0, 0, 10, 20), (90, 120, 100, 140)])
     ace = DetectedCard("AD", 0.9, (200, 0, 300, 140), indices=[(200, 0, 210, 20), (290, 120, 300, 140)])
