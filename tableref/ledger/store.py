@@ -738,19 +738,25 @@ class Ledger:
             t["sessions"].add(int(r["session_id"]))
             t["points"] += int(r["s"])
             t["cents"] += int(r["m"])
-        for r in self._q("SELECT id FROM sessions ORDER BY id"):
-            sid = int(r["id"])
-            for h in self.hands(sid):
-                if h["undone"]:
-                    continue
-                for p, v in h["net"].items():
-                    t = of(p)
-                    t["sessions"].add(sid)
-                    t["hands"] += 1
-                    t["won"] += h["winner"] == p
-                    if t["best"] is None or v > t["best"]["points"]:
-                        t["best"] = {"points": v, "money": h["money"].get(p, fmt(0)), "session_id": sid,
-                                     "hand_no": h["hand_no"]}
+        undone: set[int] = set()
+        for r in self._q("SELECT id FROM sessions"):
+            undone |= self._undone_entries(int(r["id"]))
+        entry_of = {int(r["hand_id"]): int(r["id"])
+                    for r in self._q("SELECT id, hand_id FROM entries WHERE kind='hand' AND hand_id IS NOT NULL")}
+        # each hand's nets in force (its payments with corrections), in points and cents, hand by hand
+        for r in self._q("SELECT h.id, h.session_id, h.hand_no, h.winner, p.player, SUM(p.points) AS s,"
+                         " SUM(p.cents) AS m FROM hands h JOIN payments p ON p.hand_id = h.id WHERE p.player<>?"
+                         " GROUP BY h.id, p.player ORDER BY h.id, MIN(p.id)", (POT,)):
+            if entry_of.get(int(r["id"])) in undone:
+                continue
+            t = of(r["player"])
+            sid, points = int(r["session_id"]), int(r["s"])
+            t["sessions"].add(sid)
+            t["hands"] += 1
+            t["won"] += r["winner"] == r["player"]
+            if t["best"] is None or points > t["best"]["points"]:
+                t["best"] = {"points": points, "money": fmt(int(r["m"])), "session_id": sid,
+                             "hand_no": int(r["hand_no"])}
         return [{"player": t["player"], "sessions": len(t["sessions"]), "hands": t["hands"], "won": t["won"],
                  "points": t["points"], "money": fmt(t["cents"]), "best": t["best"]}
                 for t in sorted(totals.values(), key=lambda t: (-t["cents"], t["player"]))]
