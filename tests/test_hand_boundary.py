@@ -254,3 +254,24 @@ def test_the_decided_hands_table_seen_again_after_a_clear_is_not_judged_again():
     back = [e for e in s.snapshot()["events"] if e["type"] == "old_cards_back"]
     assert len(back) == 1 and len(back[0]["cards"]) >= 6
     assert all(not seat["melds"] for seat in s.snapshot()["seats"])
+
+
+def test_a_marriage_count_seen_again_after_a_clear_is_not_settled_again():
+    from tableref.simulate.bots import play_marriage
+
+    sc = play_marriage(2)
+    s = TableSession(source="unused", game="marriage", players=sc.players)
+    s.decided = []
+    s.on_hand_end = s.decided.append
+    obs = list(script_observations(sc))
+    for o in obs:
+        s.feed_observation(o)
+    assert len(s.decided) == 1
+    last = obs[-1]
+    for o in _empty(last.t + 0.1, CLEAR_TABLE_SECONDS + 0.5):
+        s.feed_observation(o)
+    assert s.hand_no == 2
+    for i in range(1, 40):
+        s.feed_observation(replace(last, t=last.t + 3.0 + i / 6))
+    assert len(s.decided) == 1 and s.snapshot()["result"] is None
+    assert [e for e in s.snapshot()["events"] if e["type"] == "old_cards_back"]

@@ -401,6 +401,8 @@ class TableSession:
             if self._scan_stale:                      # the host started this hand over the last one's cards
                 self._scan_stale = not empty
                 return []
+            if self._old_table is not None and not empty:
+                return []                             # the tracker's first table says first whose cards these are
             self._hand_had_cards = self._hand_had_cards or not empty
             evs = self.hand.observe_scan(scan)
             self._emit_all(evs)
@@ -444,6 +446,7 @@ class TableSession:
         self._old_table = None
         if back:
             self._stale = {c.track_id for c in table.cards}
+            self._scan_stale = bool(self.spec.count_scan)     # nor counted again, until the table is empty
             self._emit(make_event("old_cards_back", table.t, f"the last hand's {len(back)} cards are on the table "
                                   "again: they are not judged in this hand", cards=back))
 
