@@ -184,6 +184,17 @@ def _iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return inter / np.maximum(union, 1e-9)
 
 
+@dataclass
+class _ZonePending:
+    """One zone's state as the last frames show it, waiting to be published."""
+
+    part: tuple                         # its part of the layout signature (melds, loose cards)
+    since: float                        # frame time it has shown this part since
+    cards: tuple                        # its cards however grouped
+    cards_since: float                  # ... shown since
+    changing_since: float | None        # since when it has differed from what was published (None: not)
+
+
 class TableTracker:
     """Tracks cards across :class:`~vision.types.FrameObservation`s and publishes stable table states.
 
@@ -245,8 +256,7 @@ class TableTracker:
         self._blur_since: float | None = None
         self._ids = itertools.count(1)
         self._last_t: float | None = None
-        # per zone (a seat's index, "centre", "outside"): [its part of the layout signature, since
-        # when, its cards however grouped, since when, since when it differs from what was published]
+        # per zone (a seat's index, "centre", "outside"): its state waiting to be published
         self._zone_pending: dict = {}
         self._published: StableTable | None = None
         self._published_sig = None
@@ -396,8 +406,8 @@ class TableTracker:
             # once it has gone, the pending state goes on from where it was (a covered card's
             # index missed for a moment must not hold a meld laid elsewhere up for long)
             for pending in self._zone_pending.values():
-                pending[1] += dt
-                pending[3] += dt
+                pending.since += dt
+                pending.cards_since += dt
         elif frozen:
             pass        # a blurred/occluded frame changes nothing: the pending state waits
         else:
@@ -492,17 +502,14 @@ class TableTracker:
         for key, part in parts.items():
             cards = _part_cards(part)
             pending = self._zone_pending.get(key)
-            if pending is None or pending[0] != part:
+            if pending is None or pending.part != part:
                 # since when it has been changing (from its first frame: not changing)
                 unsettled = None if pending is None or part == published.get(key) else \
-                    (t if pending[4] is None else pending[4])
-                if pending is None or pending[2] != cards:
-                    pending = [part, t, cards, t, unsettled]
-                else:
-                    pending = [part, t, cards, pending[3], unsettled]
-                self._zone_pending[key] = pending
-            settled = t - pending[1] >= self.stable_seconds - 1e-9 or (
-                t - pending[3] >= FLICKER_HOLD * self.stable_seconds - 1e-9
+                    (t if pending.changing_since is None else pending.changing_since)
+                cards_since = t if pending is None or pending.cards != cards else pending.cards_since
+                pending = self._zone_pending[key] = _ZonePending(part, t, cards, cards_since, unsettled)
+            settled = t - pending.since >= self.stable_seconds - 1e-9 or (
+                t - pending.cards_since >= FLICKER_HOLD * self.stable_seconds - 1e-9
                 and cards != _part_cards(published.get(key)))
             if settled and part != published.get(key):
                 ready.add(key)
@@ -511,8 +518,8 @@ class TableTracker:
         changing = {key for key in parts if key not in ready and parts[key] != published.get(key)}
         # changes at several zones at once are published together, unless one of them has kept
         # changing for longer than stable_seconds
-        if any(self._zone_pending[key][4] is not None and t - self._zone_pending[key][4] < self.stable_seconds - 1e-9
-               for key in changing):
+        if any(self._zone_pending[key].changing_since is not None
+               and t - self._zone_pending[key].changing_since < self.stable_seconds - 1e-9 for key in changing):
             return set()
         # a card moving between a zone published now and one still changing waits for both
         while True:
@@ -536,7 +543,7 @@ class TableTracker:
                 seats.append(old.seats[k])
         centre = table.centre if "centre" in keys else (old.centre if old is not None else [])
         outside = table.outside if "outside" in keys else (old.outside if old is not None else [])
-        since = min(self._zone_pending[key][1] if parts.get(key) == self._zone_pending[key][0] else t
+        since = min(self._zone_pending[key].since if parts.get(key) == self._zone_pending[key].part else t
                     for key in keys)
         version = (old.version + 1) if old else 1
         # publish the latest geometry of the zones' state
