@@ -266,24 +266,28 @@ def live_feed(pic: Picture, settings: ce.FeedSettings, seed: int):
     return [c for c in cards if c.card], [c for c in cards if not c.card]
 
 
-def live_feeds(pics: list[Picture], frames: int, seed: int) -> dict:
-    """{condition: {"labelled", "read", "reported", "wrong", "unread"}} over every picture's feed."""
+def live_feeds(sets: dict[str, list[Picture]], frames: int, seed: int) -> dict:
+    """{set: {condition: {"labelled", "read", "reported", "wrong", "unread"}}} over every picture's feed."""
     from tqdm import tqdm
 
-    out = {c: {"labelled": 0, "read": 0, "reported": 0, "wrong": [], "unread": 0} for c in FEED_CONDITIONS}
-    with tqdm(total=len(pics) * len(FEED_CONDITIONS), desc="live feeds", unit="feed") as bar:
-        for k, pic in enumerate(pics):
-            for cond, change in FEED_CONDITIONS.items():
-                settings = ce.FeedSettings(frames=frames, **change)
-                cards, unread = live_feed(pic, settings, seed=seed * 1000 + k)
-                found, wrong = score_table(pic, cards)
-                t = out[cond]
-                t["labelled"] += pic.labelled
-                t["read"] += len(found)
-                t["reported"] += len(cards)
-                t["wrong"] += [f"{w} ({pic.name})" for w in wrong]
-                t["unread"] += len(unread)
-                bar.update()
+    out: dict[str, dict] = {}
+    total = sum(len(p) for p in sets.values()) * len(FEED_CONDITIONS)
+    with tqdm(total=total, desc="live feeds", unit="feed") as bar:
+        for set_name, pics in sets.items():
+            tallies = out.setdefault(set_name, {c: {"labelled": 0, "read": 0, "reported": 0, "wrong": [], "unread": 0}
+                                                for c in FEED_CONDITIONS})
+            for k, pic in enumerate(pics):
+                for cond, change in FEED_CONDITIONS.items():
+                    settings = ce.FeedSettings(frames=frames, **change)
+                    cards, unread = live_feed(pic, settings, seed=seed * 1000 + k)
+                    found, wrong = score_table(pic, cards)
+                    t = tallies[cond]
+                    t["labelled"] += pic.labelled
+                    t["read"] += len(found)
+                    t["reported"] += len(cards)
+                    t["wrong"] += [f"{w} ({pic.name})" for w in wrong]
+                    t["unread"] += len(unread)
+                    bar.update()
     return out
 
 
@@ -303,16 +307,18 @@ def frames_report(res: dict) -> str:
     return "\n".join(lines)
 
 
-def live_report(res: dict, n_pics: int, frames: int) -> str:
-    lines = ["", f"live feeds: {n_pics} pictures, {frames} frames each at {FEED_FPS:g} frames/s, the live session "
-             f"({LIVE_SEATS}-seat {LIVE_GAME}, zones covering the picture)",
-             "", "| condition | cards reported | cards read | share of the truth | cards wrong | unread cards |",
-             "|---|---|---|---|---|---|"]
-    for cond, t in res.items():
-        shown = ", ".join(t["wrong"][:6]) + (" ..." if len(t["wrong"]) > 6 else "")
-        lines.append(f"| {cond} | {t['reported']} | {t['read']}/{t['labelled']} | "
-                     f"{t['read'] / max(t['labelled'], 1):.3f} | {len(t['wrong'])}" + (f" ({shown})" if t["wrong"] else "")
-                     + f" | {t['unread']} |")
+def live_report(res: dict, sets: dict[str, list[Picture]], frames: int) -> str:
+    lines = []
+    for set_name, tallies in res.items():
+        lines += ["", f"{set_name}: live feeds of {len(sets[set_name])} pictures, {frames} frames each at "
+                      f"{FEED_FPS:g} frames/s, the live session ({LIVE_SEATS}-seat {LIVE_GAME}, zones covering the picture)",
+                  "", "| condition | cards reported | cards read | share of the truth | cards wrong | unread cards |",
+                  "|---|---|---|---|---|---|"]
+        for cond, t in tallies.items():
+            shown = ", ".join(t["wrong"][:6]) + (" ..." if len(t["wrong"]) > 6 else "")
+            lines.append(f"| {cond} | {t['reported']} | {t['read']}/{t['labelled']} | "
+                         f"{t['read'] / max(t['labelled'], 1):.3f} | {len(t['wrong'])}"
+                         + (f" ({shown})" if t["wrong"] else "") + f" | {t['unread']} |")
     return "\n".join(lines)
 
 
@@ -368,10 +374,10 @@ def main(argv=None) -> int:
         results["frames"] = {s: {c: {"labelled": t.labelled, "read": t.read, "wrong": t.wrong} for c, t in v.items()}
                              for s, v in res.items()}
     if a.only in (None, "live"):
-        feed_pics = table + (photos[:: max(1, math.ceil(len(photos) / a.feed_photos))][: a.feed_photos]
-                             if a.feed_photos and photos else [])
-        res = live_feeds(feed_pics, a.frames, a.seed)
-        print(live_report(res, len(feed_pics), a.frames))
+        sample = photos[:: max(1, math.ceil(len(photos) / a.feed_photos))][: a.feed_photos] if a.feed_photos else []
+        sets = {k: v for k, v in (("real-table frames", table), ("rank photos", sample)) if v}
+        res = live_feeds(sets, a.frames, a.seed)
+        print(live_report(res, sets, a.frames))
         results["live"] = res
     print(f"\n{time.time() - t0:.0f} s; load average {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
     if a.json:
