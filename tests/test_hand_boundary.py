@@ -275,3 +275,43 @@ def test_a_marriage_count_seen_again_after_a_clear_is_not_settled_again():
         s.feed_observation(replace(last, t=last.t + 3.0 + i / 6))
     assert len(s.decided) == 1 and s.snapshot()["result"] is None
     assert [e for e in s.snapshot()["events"] if e["type"] == "old_cards_back"]
+
+
+def test_the_next_marriage_count_laid_at_once_after_a_clear_is_counted():
+    """Two deals of a Marriage count share most labels (three packs), but not the spots they lie on:
+    the next count, seen whole as the next hand's first table, is counted and settled."""
+    from tableref.simulate.bots import play_marriage
+
+    first, second = play_marriage(2), play_marriage(21)          # 79 % of their labels are the same
+    assert first.players == second.players
+    s = TableSession(source="unused", game="marriage", players=first.players)
+    s.decided = []
+    s.on_hand_end = s.decided.append
+    obs = list(script_observations(first))
+    for o in obs:
+        s.feed_observation(o)
+    end = obs[-1].t
+    for o in _empty(end + 0.1, CLEAR_TABLE_SECONDS + 0.5):
+        s.feed_observation(o)
+    laid = list(script_observations(second))[-1]                  # the whole count at once
+    for i in range(1, 40):
+        s.feed_observation(replace(laid, t=end + 3.0 + i / 6))
+    assert [r["hand_no"] for r in s.decided] == [1, 2]
+    assert s.decided[1]["net"] == second.truth["net"]
+    assert not [e for e in s.snapshot()["events"] if e["type"] == "old_cards_back"]
+
+
+def test_the_same_cards_elsewhere_are_not_the_old_table():
+    from types import SimpleNamespace as Card
+
+    from tableref.live.boundary import card_places, old_cards_back
+
+    def table(shift):
+        labels = ["3H", "4H", "5H", "7S", "7D", "7C", "JD", "QD"]
+        return Card(cards=[Card(card=label, centre=(100.0 * i + shift, 200.0),
+                                box=(100.0 * i + shift - 30, 160, 100.0 * i + shift + 30, 240))
+                           for i, label in enumerate(labels)])
+
+    old = card_places(table(0))
+    assert old_cards_back(old, table(10)) == sorted(c for c, _, _ in old)       # moved a little: the same table
+    assert old_cards_back(old, table(40)) == []                                 # every card elsewhere: a new deal

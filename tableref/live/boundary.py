@@ -6,17 +6,20 @@ applies these; docs/live.md ("Hands") states the rule.
 """
 from __future__ import annotations
 
-from collections import Counter
+import math
 
 #: the table is cleared when no face-up card has been seen for this long (seconds of frame time)
 CLEAR_TABLE_SECONDS = 1.5
 #: a picture this flat (a covered lens, a black frame; sharpness 0..1) shows nothing: it neither
 #: counts as a cleared table nor lets one be cleared
 BLANK_SHARPNESS = 0.02
-#: a table cleared after a decided hand that shows at least this many of that hand's last cards again
-#: (and at least this share of them) is that hand's table back (a blur, a hand over it), not a new deal
+#: a table cleared after a decided hand that shows at least this many of that hand's last cards again,
+#: each where it lay (within this share of the card's size), and at least this share of them, is that
+#: hand's table back (a blur, a hand over it), not a new deal: a new deal does not put the same cards
+#: on the same spots (by label alone, two deals of a Marriage count share two thirds of their cards)
 OLD_TABLE_CARDS = 6
 OLD_TABLE_SHARE = 0.8
+SAME_PLACE = 0.5
 
 
 class ClearingClock:
@@ -40,11 +43,23 @@ class ClearingClock:
         return t - self.since >= self.seconds - 1e-9
 
 
-def old_cards_back(old: Counter, table) -> list[str]:
-    """The labels of a decided hand's last cards (``old``) found again on ``table`` (a stable table),
-    when there are enough of them to be that hand's table back; [] otherwise."""
-    back = Counter(c.card for c in table.cards if c.card) & old
-    n = sum(back.values())
-    if n >= OLD_TABLE_CARDS and n >= OLD_TABLE_SHARE * sum(old.values()):
-        return sorted(back.elements())
+def card_places(table) -> list[tuple[str, tuple[float, float], float]]:
+    """A stable table's read cards as (label, centre, size in pixels): what :func:`old_cards_back` compares."""
+    return [(c.card, tuple(c.centre), min(c.box[2] - c.box[0], c.box[3] - c.box[1])) for c in table.cards if c.card]
+
+
+def old_cards_back(old: list[tuple[str, tuple[float, float], float]], table) -> list[str]:
+    """The labels of a decided hand's last cards (``old``, from :func:`card_places`) found again on
+    ``table`` (a stable table), each where it lay, when there are enough of them to be that hand's
+    table back; [] otherwise."""
+    left = list(old)
+    back = []
+    for label, centre, _ in card_places(table):
+        for i, (was, where, size) in enumerate(left):
+            if was == label and math.dist(where, centre) <= SAME_PLACE * max(size, 1.0):
+                back.append(label)
+                del left[i]
+                break
+    if len(back) >= OLD_TABLE_CARDS and len(back) >= OLD_TABLE_SHARE * len(old):
+        return sorted(back)
     return []

@@ -40,7 +40,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections import Counter, deque
+from collections import deque
 from pathlib import Path
 from typing import Callable
 
@@ -52,7 +52,7 @@ from tableref.games import game as game_spec
 from tableref.referee.errors import RefereeError
 from tableref.referee.reasons import Reason
 
-from tableref.live.boundary import CLEAR_TABLE_SECONDS, ClearingClock, old_cards_back
+from tableref.live.boundary import CLEAR_TABLE_SECONDS, ClearingClock, card_places, old_cards_back
 from tableref.live.events import make_event
 from tableref.live.hand import LiveHand, new_hand
 from tableref.live.setup import SetupError, TableSetup, check_setup
@@ -416,8 +416,9 @@ class TableSession:
 
     def _watch_clear(self, obs) -> list[dict]:
         """The hand boundary, one analysed frame at a time: when no face-up card has been seen for
-        :data:`~tableref.live.boundary.CLEAR_TABLE_SECONDS`, the table was cleared; a decided hand's next hand begins, with
-        the table forgotten (the new hand's cards are new cards wherever they are laid)."""
+        :data:`~tableref.live.boundary.CLEAR_TABLE_SECONDS`, the table was cleared; a decided hand's
+        next hand begins, with the table forgotten (the new hand's cards are new cards wherever they
+        are laid)."""
         t = float(obs.t)
         if self._tracker is not None and not self._waiting_clear and self._tracker.too_blurred(float(obs.sharpness)):
             return []                                 # a frame not read says nothing about the table
@@ -427,7 +428,7 @@ class TableSession:
             self._stale.clear()                       # whatever lay there is gone
             self._scan_stale = False
             if self._waiting_clear:
-                self._old_table = Counter(c.card for seat in self.hand.state.seats for c in seat.cards)
+                self._old_table = card_places(self._last_table) if self._last_table is not None else None
                 return self._start_next_hand(t, f"hand {self.hand_no + 1} starts: the table was cleared",
                                              forget_table=True, cleared=True)
             if not self._hand_had_cards:
