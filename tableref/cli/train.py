@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -78,7 +79,7 @@ def register(subparsers) -> None:
                    help="weight of the teacher's readings in the loss, 0..1 (default 0.8; the labels get the rest)")
     c.add_argument("--camera-effects", type=float, default=0.0, metavar="SHARE",
                    help="give this share of the crops (0..1) a real camera's effects: defocus, motion blur, glare, "
-                        "dim and warm light, a coarser sensor, noise, JPEG (default 0); a --teacher reads them sharp")
+                        "dim and warm light, a coarser sensor, noise, JPEG (default 0; see --teacher-reads)")
     c.add_argument("--teacher-reads", choices=["sharp", "camera"], default="sharp",
                    help="with --camera-effects and --teacher: the teacher reads the crop before the camera's effects "
                         "(sharp, the default) or as the net reads it (camera)")
@@ -94,6 +95,9 @@ def register(subparsers) -> None:
 
 
 def _need_train_extra() -> bool:
+    # before torch loads its OpenMP runtime: threads that wait sleep instead of spinning (spinning
+    # threads on a busy 2-core machine made each training step many times slower)
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         import torch  # noqa: F401
     except ImportError:
