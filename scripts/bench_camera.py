@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Real photos under a real camera's conditions: cards read and cards read wrong, one frame at a time and live.
 
-    python scripts/bench_camera.py                       # everything (about half an hour on 2 cores)
+    python scripts/bench_camera.py                       # everything (7-25 minutes on 2 shared cores)
     python scripts/bench_camera.py --quick               # a short run: 40 photos, 20-frame feeds
     python scripts/bench_camera.py --only frames         # the single-frame table only (or: --only live)
     python scripts/bench_camera.py --models DIR --json out.json
