@@ -618,3 +618,14 @@ def test_the_live_picture_shows_an_unread_card_with_its_candidates_never_a_label
     unread = next(tr for tr in p.tr.tracks if not tr.reading)
     assert {f"8C/8H? #{unread.id}", f"8H/8C? #{unread.id}"} & set(written)
     assert not any(t.startswith(("8C #", "8H #")) for t in written)
+
+
+def test_a_meld_begun_just_across_the_seat_boundary_goes_whole_to_the_seat_holding_most_of_it():
+    p = Player(jitter=0)
+    p.run([], 1.0)
+    first = det("3S", 300, 600)                  # in the neighbour's zone (seat 2, left) by a few pixels
+    p.run([first], 0.2)
+    p.run([first, det("3H", 345, 600)], 0.2)     # the next two in the layer's own (seat 1, bottom)
+    p.run([first, det("3H", 345, 600), det("3C", 390, 600)], 2.0)
+    assert [m.labels for m in p.last.seats[0].melds] == [["3S", "3H", "3C"]]
+    assert p.last.seats[1].cards == []

@@ -96,6 +96,8 @@ REREAD_UNREAD_SECONDS = 3.0
 PLACE_IOU = 0.3
 # the region read again reaches this many card sizes around the cards it is for
 REREAD_MARGIN = 0.6
+# a pile holding at least this many cards of each of two seats is two seats' cards, not one meld
+SEAT_GROUP = 3
 # the same cards, grouped differently from frame to frame, are published after this many times
 # ``stable_seconds``
 FLICKER_HOLD = 2.0
@@ -753,17 +755,21 @@ class TableTracker:
         # A pile of touching cards (a meld) belongs to one zone, and keeps the zone it had:
         # a meld that grows across a zone boundary stays with its seat. New piles go to the
         # seat holding most of them (a seat wins over the centre: melds are laid from a seat
-        # towards the middle). A pile that holds cards of two seats (their melds touch, or a
-        # fanned hand reaches another's) is not one meld: each card keeps the zone it had (its
-        # published zone, else its zone in the last layout), so the seats do not swap cards
-        # from one frame to the next.
+        # towards the middle). A pile that holds several cards of each of two seats (their melds
+        # touch, or a fanned hand reaches another's) is not one meld: each card keeps the zone it
+        # had (its published zone, else its zone in the last layout), so the seats do not swap
+        # cards from one frame to the next.
         for pile in piles(table_polys, partial, card_ref=card_ref):
             known: dict[str, float] = {}
             for k in pile:
                 if tracks[k].zone is not None:
                     known[tracks[k].zone] = known.get(tracks[k].zone, 0.0) + 1.0
-            hinted = {tracks[k].zone or tracks[k].layout_zone for k in pile} - {None}
-            if len(hinted) > 1:
+            hinted: dict[str, int] = {}
+            for k in pile:
+                z = tracks[k].zone or tracks[k].layout_zone
+                if z is not None:
+                    hinted[z] = hinted.get(z, 0) + 1
+            if sum(1 for n in hinted.values() if n >= SEAT_GROUP) > 1:
                 best = max(sorted(known), key=known.get) if known else \
                     pile_seat([cards[k].zone for k in pile], [partial[k] for k in pile], zones.centre.id)
                 for k in pile:
