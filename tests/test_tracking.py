@@ -624,8 +624,9 @@ def test_a_meld_begun_just_across_the_seat_boundary_goes_whole_to_the_seat_holdi
     p = Player(jitter=0)
     p.run([], 1.0)
     first = det("3S", 300, 600)                  # in the neighbour's zone (seat 2, left) by a few pixels
-    p.run([first], 0.2)
-    p.run([first, det("3H", 345, 600)], 0.2)     # the next two in the layer's own (seat 1, bottom)
-    p.run([first, det("3H", 345, 600), det("3C", 390, 600)], 2.0)
+    third = det("3C", 410, 600)                  # in the layer's own (seat 1, bottom), not touching it yet
+    p.run([first], 0.6)                          # read, not yet published
+    p.run([first, third], 0.6)
+    p.run([first, det("3H", 355, 600), third], 2.0)     # the middle card joins them
     assert [m.labels for m in p.last.seats[0].melds] == [["3S", "3H", "3C"]]
     assert p.last.seats[1].cards == []
