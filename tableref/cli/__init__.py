@@ -70,9 +70,16 @@ def main(argv=None) -> int:
         return 0
     try:
         rc = args.func(args)
+        sys.stdout.flush()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader of the output went away (`tableref watch | head`): stop quietly; stdout is
+        # pointed at devnull so that Python's own flush at exit cannot fail again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     return int(rc or 0)
 
 
