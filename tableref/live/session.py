@@ -59,6 +59,8 @@ from tableref.live.setup import SetupError, TableSetup, check_setup
 from tableref.live.state import PlacedCard, SeatCards, TableState
 
 MAX_EVENTS = 300
+#: decided hands kept in memory (the ledger keeps them all; an evening of the demo clip decides hundreds)
+MAX_RESULTS = 100
 # a picture blurred this long (seconds of frame time) is said in the camera status
 BLUR_STATUS_SECONDS = 1.0
 BLURRED_MESSAGE = "picture blurred: hold the camera still / check focus"
@@ -136,7 +138,8 @@ class TableSession:
         self._lock = threading.RLock()
         self._subs: list[queue.Queue] = []
         self._events: deque = deque(maxlen=MAX_EVENTS)
-        self._results: list[dict] = []
+        self._results: deque = deque(maxlen=MAX_RESULTS)
+        self._hands_decided = 0
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._recognizer = recognizer
@@ -310,6 +313,7 @@ class TableSession:
 
     def _hand_decided(self, result: dict) -> None:
         self._results.append(result)
+        self._hands_decided += 1
         self.pot = self.hand.carried_pot
         self._waiting_clear = True
         cb = self.on_hand_end
@@ -321,7 +325,8 @@ class TableSession:
 
     @property
     def results(self) -> list[dict]:
-        """Every decided hand of this session, oldest first."""
+        """The last :data:`MAX_RESULTS` decided hands of this session, oldest first (all of them are in
+        the ledger; ``snapshot()["hands_decided"]`` counts every one)."""
         return list(self._results)
 
     # ------------------------------------------------------------------ feeding (camera-free)
@@ -860,7 +865,7 @@ class TableSession:
                 "waiting_for_clear_table": self._waiting_clear,
                 "clear_table_seconds": CLEAR_TABLE_SECONDS,
                 "events": list(self._events)[-50:],
-                "hands_decided": len(self._results),
+                "hands_decided": self._hands_decided,
                 "frames_analysed": self.frames_analysed,
                 "ms_per_frame": round(self.ms_per_frame, 1),
                 # cards on the table whose label is not decided yet: shown to the host (their number,
