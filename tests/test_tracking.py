@@ -630,3 +630,14 @@ def test_a_meld_begun_just_across_the_seat_boundary_goes_whole_to_the_seat_holdi
     p.run([first, det("3H", 355, 600), third], 2.0)     # the middle card joins them
     assert [m.labels for m in p.last.seats[0].melds] == [["3S", "3H", "3C"]]
     assert p.last.seats[1].cards == []
+
+
+def test_two_seats_melds_touching_from_the_first_frame_stay_each_with_its_seat():
+    # a whole table seen at once (the camera started over a dealt table): two seats' rows touch
+    # across the boundary between them; the pile they make is not one seat's meld
+    p = Player(jitter=1.0, seed=7)
+    left = [det(c, 200 + 45 * k, 600) for k, c in enumerate(["2S", "3S", "4S"])]      # seat 2's zone
+    bottom = [det(c, 335 + 45 * k, 600) for k, c in enumerate(["9H", "10H", "JH"])]   # seat 1's, 4S under 9H
+    p.run(left + bottom, 2.0)
+    seats = {st.seat: sorted(c.card for c in st.cards) for st in p.last.seats}
+    assert seats[0] == ["10H", "9H", "JH"] and seats[1] == ["2S", "3S", "4S"]

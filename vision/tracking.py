@@ -757,23 +757,24 @@ class TableTracker:
         # seat holding most of them (a seat wins over the centre: melds are laid from a seat
         # towards the middle). A pile that holds several cards of each of two seats (their melds
         # touch, or a fanned hand reaches another's) is not one meld: each card keeps the zone it
-        # had (its published zone, else its zone in the last layout), so the seats do not swap
-        # cards from one frame to the next.
+        # had (its published zone, else its zone in the last layout, else the zone it lies in), so
+        # the seats do not swap cards from one frame to the next.
         for pile in piles(table_polys, partial, card_ref=card_ref):
             known: dict[str, float] = {}
             for k in pile:
                 if tracks[k].zone is not None:
                     known[tracks[k].zone] = known.get(tracks[k].zone, 0.0) + 1.0
-            hinted: dict[str, int] = {}
-            for k in pile:
-                z = tracks[k].zone or tracks[k].layout_zone
-                if z is not None:
-                    hinted[z] = hinted.get(z, 0) + 1
-            if sum(1 for n in hinted.values() if n >= SEAT_GROUP) > 1:
+            # the zone each card had (else the one it lies in), and how many cards each seat has so
+            hint = [tracks[k].zone or tracks[k].layout_zone or cards[k].zone for k in pile]
+            per_seat: dict[str, int] = {}
+            for z in hint:
+                if z is not None and z != zones.centre.id:
+                    per_seat[z] = per_seat.get(z, 0) + 1
+            if sum(1 for n in per_seat.values() if n >= SEAT_GROUP) > 1:
                 best = max(sorted(known), key=known.get) if known else \
                     pile_seat([cards[k].zone for k in pile], [partial[k] for k in pile], zones.centre.id)
-                for k in pile:
-                    cards[k].zone = tracks[k].zone or tracks[k].layout_zone or best
+                for k, z in zip(pile, hint):
+                    cards[k].zone = z if z is not None else best
                 continue
             if known:
                 best = max(sorted(known), key=known.get)
