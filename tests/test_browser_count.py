@@ -108,6 +108,7 @@ def test_count_page_settles_a_hand_entered_by_the_host(tmp_path, browser):
             _seat(page, player).locator(".host-maal").fill(str(maal))
         lines = _settle(page, {"Ana": True, "Beto": True, "Cris": False}, "Ana")
         assert any("Ana" in x and "+30" in x for x in lines), lines
+        assert "pays Beto → Ana 7" in lines and "pays Cris → Ana 23" in lines, lines   # who pays whom, unsigned
         hand = _recorded(ledger)[0]
         assert hand["net"] == {"Ana": 30, "Beto": -7, "Cris": -23} and hand["winner"] == "Ana"
         assert hand["result"]["details"]["maal_entered_by_host"] == {"Ana": 10, "Beto": 3, "Cris": 0}

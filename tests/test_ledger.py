@@ -277,6 +277,20 @@ def test_csv_export(ledger):
     assert rows[6][col["why"]] == "" and rows[6][col["hand_items"]] == ""
 
 
+def test_csv_items_say_who_pays_whom(ledger):
+    """A payment item reads payer → payee and its amount, never a '+' beside the one who pays."""
+    sid = ledger.open_session({**SETUP, "game": "marriage", "players": ["Ana", "Beto", "Cris"]})
+    ledger.commit_hand(sid, {"winner": "Ana", "net": {"Ana": 15, "Beto": -23, "Cris": 8}, "items": [
+        {"item": "win", "player": "Ana", "points": 15},
+        {"item": "pays_winner", "player": "Beto", "points": 23, "to": "Ana"},
+        {"item": "winner_pays", "player": "Cris", "points": 8, "from": "Ana"}]})
+    import csv
+    import io
+    rows = list(csv.reader(io.StringIO(ledger.export_csv(sid))))
+    items = rows[1][rows[0].index("hand_items")]
+    assert items == "win Ana +15; pays_winner Beto → Ana 23; winner_pays Ana → Cris 8"
+
+
 # ---------------------------------------------------------------- balances and transfers
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.lists(st.integers(-20, 20), min_size=3, max_size=3), min_size=1, max_size=8),

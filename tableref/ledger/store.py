@@ -768,7 +768,8 @@ class Ledger:
         the ``balance`` (points) and ``money`` rows sum to zero with it, ``pot_return`` pays the
         pot back and ``settle`` is what the ``transfer`` rows pay (see :meth:`settlement`):
         each ``transfer`` row says who pays (``from``), whom (``to``) and how much (``amount``).
-        ``hand_items`` lists a hand's scoring (``win Ana +3; mico Ana +3``).
+        ``hand_items`` lists a hand's scoring: what a player takes signed, a payment as payer → payee
+        (``pot Ana +4; mico Beto → Ana 1``).
         """
         players = self.players(session_id)
         accounts = [*players, POT]
@@ -783,9 +784,7 @@ class Ledger:
             h = hands.get(e["hand_id"]) if e["hand_id"] else None
             items = ""
             if e["kind"] == "hand" and h:
-                items = "; ".join(f"{it['item']}" + (f" {it['player']}" if it.get("player") else "")
-                                  + (f" {it['points']:+d}" if isinstance(it.get("points"), int) else "")
-                                  for it in h["items"])
+                items = "; ".join(_item_text(it) for it in h["items"])
             w.writerow([e["id"], e["created_at"], e["kind"], h["hand_no"] if h else "", h["game"] if h else "",
                         (h["winner"] or "") if h else "", e["who"], e["why"],
                         dec(point_value_cents(h["point_value"])) if h else "", "points",
@@ -807,6 +806,16 @@ class Ledger:
             w.writerow(["", "", "transfer", "", "", "", "", "", "", "money", *["" for _ in accounts], "", "",
                         t["from"], t["to"], dec(t["cents"])])
         return buf.getvalue()
+
+
+def _item_text(it: dict) -> str:
+    """One scoring item for the CSV: a payment says who pays whom (``mico Beto → Ana 1``, from the
+    item's ``to`` or ``from``), what a player takes is signed (``pot Ana +4``)."""
+    points, player = it.get("points"), it.get("player")
+    if isinstance(points, int) and player and (it.get("to") or it.get("from")):
+        payer, payee = (player, it["to"]) if it.get("to") else (it["from"], player)
+        return f"{it['item']} {payer} → {payee} {abs(points)}"
+    return f"{it['item']}" + (f" {player}" if player else "") + (f" {points:+d}" if isinstance(points, int) else "")
 
 
 def _cents(money: str) -> int:

@@ -80,10 +80,22 @@ function ask(title, lines, okText) {
   });
 }
 
+// One scoring item of a hand: a payment says who pays whom ("Mico Ana → Beto 1", "pays Beto → Ana 7"),
+// what a player takes is signed ("pot Beto +4", "win Ana +30").
+function itemText(it) {
+  const has = it.points !== null && it.points !== undefined;
+  const amount = has ? String(it.points).replace(/^[-+]/, "") : "";
+  if (has && it.player && (it.to || it.from)) {
+    const [payer, payee] = it.to ? [it.player, it.to] : [it.from, it.player];
+    return TK("item_", it.item) + " " + payer + " → " + payee + " " + amount;
+  }
+  return TK("item_", it.item) + (it.player ? " " + it.player : "") + (has ? " " + signed(it.points) : "");
+}
+
 // What a hand's preview will record, one line each: the verdict, every item, the pot.
 function previewLines(p) {
   const lines = [p.say || p.text || ((p.winner || T("no_winner")) + ": " + Object.entries(p.net || {}).map(([n, v]) => n + " " + signed(v)).join(", "))];
-  for (const it of p.items || []) lines.push(TK("item_", it.item) + (it.player ? " " + it.player : "") + (it.points !== null && it.points !== undefined ? " " + signed(it.points) : ""));
+  for (const it of p.items || []) lines.push(itemText(it));
   if (p.maal) lines.push(T("maal") + ": " + Object.entries(p.maal).map(([n, v]) => n + " " + v).join(", "));
   if (p.pot_carried_out) lines.push(T("no_winner") + " " + T("pot") + " " + p.pot_carried_out);
   return lines;
@@ -425,8 +437,7 @@ function renderScoreboard(data) {
       players.map((p) => el("td", { class: "num", dataset: { player: p } },
         el("span", { class: "net" }, h.net[p] !== undefined ? signed(h.net[p]) : ""),
         el("small", { class: "running" }, String(h.running[p] || 0)))),
-      el("td", { class: "items" }, (h.items || []).map((it) => el("span", { class: "item", title: it.text || "" },
-        TK("item_", it.item) + (it.player ? " " + it.player : "") + (it.points !== null && it.points !== undefined ? " " + signed(it.points) : ""))),
+      el("td", { class: "items" }, (h.items || []).map((it) => el("span", { class: "item", title: it.text || "" }, itemText(it))),
         h.result && h.result.maal ? el("div", { class: "maal hint" }, T("maal") + ": " +
           Object.entries(h.result.maal).map(([p, v]) => p + " " + v + (h.result.seen && h.result.seen[p] === false ? " (" + T("unseen") + ")" : "")).join(", ")) : null),
       HOST ? el("td", {}, h.undone ? null : el("button", { class: "small", onclick: () => openNets(h, players) }, T("correct"))) : null));
