@@ -29,6 +29,7 @@ def _refused(capsys, argv) -> str:
     (["watch", "--game", "marriage", "--seats", "9"], "--seats: Marriage is played by 2 to 5 players, not 9"),
     (["watch", "--seats", "3", "--players", "A,B"], "--players: 'players' must name 3 players"),
     (["watch", "--players", "A,A"], "--players: two players are called 'A'"),
+    (["watch", "--players", "A,B,C,D,E"], "--players: Desmoche is played by 2 to 4 players, not 5"),
     (["watch", "--stake", "nan"], "argument --stake: must be a whole number"),
     (["watch", "--stake", "1.5"], "argument --stake: must be a whole number"),
     (["watch", "--stake", "0"], "argument --stake: must be a whole number from 1 up"),

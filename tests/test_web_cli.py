@@ -128,6 +128,7 @@ def _serve_refuses(*args, cwd=ROOT):
     (["--seats", "-1"], "argument --seats: must be a whole number from 1 up"),
     (["--seats", "9"], "--seats: Desmoche is played by 2 to 4 players, not 9"),
     (["--seats", "3", "--players", "A,B"], "--players: 'players' must name 3 players"),
+    (["--players", "A,B,C,D,E"], "--players: Desmoche is played by 2 to 4 players, not 5"),
     (["--stake", "1.5"], "argument --stake: must be a whole number"),
     (["--stake", "nan"], "argument --stake: must be a whole number"),
     (["--point-value", "0.125"], "argument --point-value: must be a whole number of cents"),

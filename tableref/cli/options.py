@@ -104,6 +104,14 @@ def option_of(field: str | None) -> str | None:
     return OPTIONS.get(str(field).split("[")[0].split(".")[0])
 
 
+def named_option(field: str | None, args) -> str | None:
+    """The option a setup problem is the user's doing of: a player count that was only given as
+    ``--players`` (no ``--seats``) is said of ``--players``."""
+    if field == "seats" and getattr(args, "seats", None) is None and getattr(args, "players", None):
+        return "players"
+    return field
+
+
 def fail(command: str, message, field: str | None = None) -> int:
     """Say ``tableref COMMAND: --option: message`` on stderr in one line; the exit status 2."""
     option = option_of(field)

@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from tableref.cli.options import fail, ledger_problem, seconds, source_problem, whole
+from tableref.cli.options import fail, ledger_problem, named_option, seconds, source_problem, whole
 from tableref.games import GAME_NAMES, GAMES
 
 SEAT_HELP = ", ".join(f"{g.title} {g.seats[0]}-{g.seats[1]}" for g in GAMES.values())
@@ -195,7 +195,7 @@ def cmd_watch(args) -> int:
                                     session_options={"realtime": args.realtime, "loop": False,
                                                      "analyse_every": max(1, args.every), "machine": machine})
     except (SetupError, LedgerError, LedgerInUse) as exc:
-        return _err(exc.message, exc.field)
+        return _err(exc.message, named_option(exc.field, args))
     except SchemaError as exc:
         return _err(str(exc), "db")
     except SessionError as exc:

@@ -17,7 +17,7 @@ import socket
 import sqlite3
 import sys
 
-from tableref.cli.options import fail, ledger_problem, positive, source_problem, whole
+from tableref.cli.options import fail, ledger_problem, named_option, positive, source_problem, whole
 from tableref.games import GAME_NAMES, GAMES
 
 DEFAULT_PORT = 8000
@@ -207,7 +207,7 @@ def run(args) -> int:
         service = TableService.open(given_setup(args), db=args.db, new_session=args.new_session, zones=zones,
                                     who="tableref serve", session_options={"machine": machine})
     except (SetupError, LedgerError, LedgerInUse) as exc:
-        return _fail(exc.message, exc.field)
+        return _fail(exc.message, named_option(exc.field, args))
     except SchemaError as exc:
         return _fail(str(exc), "db")
     except SessionError as exc:
