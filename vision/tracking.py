@@ -779,8 +779,9 @@ class TableTracker:
             if known:
                 best = max(sorted(known), key=known.get)
             else:
-                best = pile_seat([cards[k].zone for k in pile], [partial[k] for k in pile], zones.centre.id)
-                if best is None and any(cards[k].zone == zones.centre.id for k in pile):
+                # the seat most of it had in the last layout, else lies in (no flip-flop from frame to frame)
+                best = pile_seat(hint, [partial[k] for k in pile], zones.centre.id)
+                if best is None and any(z == zones.centre.id for z in hint):
                     best = zones.centre.id
             for k in pile:
                 cards[k].zone = best
