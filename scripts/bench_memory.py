@@ -288,7 +288,8 @@ def main(argv=None) -> int:
     growth = slope_per_min(after)
     last_third = slope_per_min([p for p in after if p[0] >= samples[-1][0] - (samples[-1][0] - args.warmup * 60) / 3])
     first = next((mb for t, mb, *_ in samples if t >= args.warmup * 60), None)
-    print(f"RSS at warm-up ({args.warmup:g} min): {first:.1f} MB; at the end: {samples[-1][1]:.1f} MB; "
+    at_warmup = "n/a" if first is None else f"{first:.1f} MB"
+    print(f"RSS at warm-up ({args.warmup:g} min): {at_warmup}; at the end: {samples[-1][1]:.1f} MB; "
           f"peak {max(mb for _, mb, *_ in samples):.1f} MB")
     fmt = lambda v: "n/a (too few samples)" if v is None else f"{v:+.2f} MB/min"  # noqa: E731
     print(f"growth after warm-up: {fmt(growth)} (last third: {fmt(last_third)})")
