@@ -315,3 +315,73 @@ def test_the_same_cards_elsewhere_are_not_the_old_table():
     old = card_places(table(0))
     assert old_cards_back(old, table(10)) == sorted(c for c, _, _ in old)       # moved a little: the same table
     assert old_cards_back(old, table(40)) == []                                 # every card elsewhere: a new deal
+
+
+class _ScriptedReader:
+    """Reads each frame as the script says it shows (the simulator's exact cards), with the picture's
+    real sharpness: what the camera loop's recogniser gives, for the session's own blur handling."""
+
+    def __init__(self, script):
+        self.script = script            # frame time -> FrameObservation
+        self.looked_at = []
+
+    def observe(self, image, t=0.0):
+        from tableref.vision.recognition import sharpness
+
+        self.looked_at.append(t)
+        return replace(self.script[t], sharpness=sharpness(image))
+
+
+def _pictures():
+    import numpy as np
+
+    busy = np.random.default_rng(0).integers(0, 255, (180, 320, 3), dtype=np.uint8)   # a table full of cards
+    bare = np.full((180, 320, 3), 90, np.uint8)
+    bare[::7] = 100                                   # an empty cloth: far less detail, so it looks blurred
+    return busy, bare
+
+
+def _analyse(s, reader, picture, observations):
+    evs = []
+    for o in observations:
+        reader.script[o.t] = o
+        before = len(s.snapshot()["events"])
+        s.analyse_frame(picture, o.t, recognizer=reader)
+        evs += s.snapshot()["events"][before:]
+    return evs
+
+
+def test_a_table_cleared_mid_hand_is_seen_empty_although_it_looks_blurred():
+    """Through the camera loop's path (blurred frames skipped): an undecided hand's table cleared for
+    2.5 s is set aside, since a frame is read now and then through the 'blur' of the bare cloth."""
+    sc, obs = _observations(3, 0.0)
+    first = _session(sc.players)
+    for o in obs:
+        first.feed_observation(o)
+    undecided = [o for o in obs if o.t < first.decided[0]["t"] - 1.0]
+    busy, bare = _pictures()
+    s, reader = _session(sc.players), _ScriptedReader({})
+    _analyse(s, reader, busy, undecided)
+    assert s.decided == [] and any(seat["melds"] for seat in s.snapshot()["seats"])
+    looks = len(reader.looked_at)
+    evs = _analyse(s, reader, bare, _empty(undecided[-1].t + 0.1, 2.5))
+    assert [e for e in evs if e["type"] == "hand_start" and "set aside" in e["text"]], [e["text"] for e in evs]
+    assert not [e for e in evs if e["type"] == "illegal_move"]
+    assert len(reader.looked_at) - looks < 15            # the blurred-looking frames were mostly not read
+
+
+def test_a_blurred_table_with_cards_on_it_is_not_taken_for_a_cleared_one():
+    """The same hand under a long blur: the frames read through it find only unsure readings (cards
+    too soft to name), which keep the hand going."""
+    sc, obs = _observations(3, 0.0)
+    first = _session(sc.players)
+    for o in obs:
+        first.feed_observation(o)
+    undecided = [o for o in obs if o.t < first.decided[0]["t"] - 1.0]
+    busy, bare = _pictures()
+    s, reader = _session(sc.players), _ScriptedReader({})
+    _analyse(s, reader, busy, undecided)
+    soft = [replace(o, unsure=[replace(d, confidence=0.3) for d in undecided[-1].cards])
+            for o in _empty(undecided[-1].t + 0.1, 3 * CLEAR_TABLE_SECONDS)]
+    evs = _analyse(s, reader, bare, soft)
+    assert not [e for e in evs if e["type"] == "hand_start"] and s.hand_no == 1

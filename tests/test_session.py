@@ -362,19 +362,26 @@ def test_marriage_counts_no_label_more_than_three_times():
     assert set_aside_overcounted(S([[["5S", "5S", "5S"]], [], [], []]), 3)[1] == []
 
 
-def test_a_lasting_blur_is_said_in_the_camera_status(tmp_path):
+@pytest.mark.parametrize("cards_there", [True, False])
+def test_a_lasting_blur_is_said_in_the_camera_status(tmp_path, cards_there):
+    """A lasting blur over cards (read now and then: only readings too soft to name) is said; a picture
+    that lost its detail because the table was cleared (read now and then: nothing at all) is not."""
     import cv2
 
     from tableref.live import session as session_mod
+    from tableref.vision.types import DetectedCard
 
     class Recognizer:
-        """Reads nothing; counts the frames it was asked to read."""
+        """Reads no card, only (when ``cards_there``) an unsure reading in a blurred picture; counts the
+        frames it was asked to read."""
         read = 0
 
         def observe(self, image, t=0.0):
             Recognizer.read += 1
+            s = session_mod_sharpness(image)
+            soft = [DetectedCard("8C", 0.2, (10.0, 10.0, 40.0, 50.0))] if cards_there and s < 0.5 else []
             return FrameObservation(t=t, width=image.shape[1], height=image.shape[0], cards=[],
-                                    sharpness=session_mod_sharpness(image))
+                                    sharpness=s, unsure=soft)
 
     from tableref.vision.recognition import sharpness as session_mod_sharpness
 
@@ -389,5 +396,8 @@ def test_a_lasting_blur_is_said_in_the_camera_status(tmp_path):
     s.start()
     assert s.wait(20)
     said = [e for e in list(q.queue) if e["type"] == "camera_status" and e["status"] == "blurred"]
-    assert said and said[0]["message"] == session_mod.BLURRED_MESSAGE
-    assert Recognizer.read < 30                     # the blurred frames were not read
+    if cards_there:
+        assert said and said[0]["message"] == session_mod.BLURRED_MESSAGE
+    else:
+        assert not said
+    assert Recognizer.read < 30                     # most blurred frames were not read

@@ -59,3 +59,5 @@ class FrameObservation:
     # readings too unsure to be reported as cards (below the recogniser's card threshold): the
     # tracker takes them as weak evidence for cards it already follows, never as new cards
     unsure: list[DetectedCard] = field(default_factory=list)
+    # False when the frame was too blurred to read at all: its empty ``cards`` say nothing of the table
+    read: bool = True

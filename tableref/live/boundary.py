@@ -32,9 +32,11 @@ class ClearingClock:
 
     def cleared(self, obs) -> bool:
         """One read frame (a :class:`vision.types.FrameObservation`): whether the table has now been
-        clear for :attr:`seconds`. A card seen, a blank picture or time going back starts over."""
+        clear for :attr:`seconds`. A card seen (or read too unsure to name), a blank picture or time
+        going back starts over."""
         t = float(obs.t)
-        seen = any(d.confidence >= self.min_confidence for d in obs.cards)
+        # an unsure reading this confident is a card too blurred to name, not an empty table
+        seen = any(d.confidence >= self.min_confidence for d in (*obs.cards, *getattr(obs, "unsure", ())))
         if seen or float(obs.sharpness) < BLANK_SHARPNESS or (self.since is not None and t < self.since):
             self.since = None
             return False

@@ -63,6 +63,9 @@ MAX_EVENTS = 300
 MAX_RESULTS = 100
 # a picture blurred this long (seconds of frame time) is said in the camera status
 BLUR_STATUS_SECONDS = 1.0
+# while the picture is blurred, one frame in this many seconds is read anyway: a table that was cleared
+# (which also looks "blurred" to a camera used to a full table) is then seen to be empty
+BLUR_PEEK_SECONDS = 0.5
 BLURRED_MESSAGE = "picture blurred: hold the camera still / check focus"
 
 
@@ -170,6 +173,8 @@ class TableSession:
         self.hand_no = 0
         self.pot = 0
         self._waiting_clear = False
+        self._last_read_t: float | None = None   # frame time of the last frame read (not skipped as blurred)
+        self._nothing_read = False               # the last frame read showed nothing at all (no card, no unsure reading)
         # how long no face-up card has been seen (the hand boundary, tableref.live.boundary)
         self._clearing = ClearingClock(min_confidence=float(self._tracker_options.get("min_confidence", 0.25)))
         self._stale: set[int] = set()            # cards of the previous hand still on the table (track ids)
@@ -425,7 +430,7 @@ class TableSession:
         next hand begins, with the table forgotten (the new hand's cards are new cards wherever they
         are laid)."""
         t = float(obs.t)
-        if self._tracker is not None and not self._waiting_clear and self._tracker.too_blurred(float(obs.sharpness)):
+        if not obs.read:
             return []                                 # a frame not read says nothing about the table
         if not self._clearing.cleared(obs):
             return []
@@ -719,7 +724,8 @@ class TableSession:
                                 self._emit(make_event("hand_start", 0.0, f"hand {self.hand_no} starts (demo replay)",
                                                       hand_no=self.hand_no, replay=True))
                     continue
-                if self._tracker is not None and self._tracker.blurred_for >= BLUR_STATUS_SECONDS:
+                if self._tracker is not None and self._tracker.blurred_for >= BLUR_STATUS_SECONDS \
+                        and not self._nothing_read:     # a cleared table is not a blurred picture
                     self._set_camera("blurred", BLURRED_MESSAGE, frame.t)
                 else:
                     self._set_camera("ok", st.message if st.state == "ok" else "receiving frames", frame.t)
@@ -790,7 +796,9 @@ class TableSession:
 
     def _observe(self, rec, image: np.ndarray, t: float):
         """The frame's observation; a frame too blurred to read (a hand moving, the camera refocusing:
-        :meth:`TableTracker.too_blurred`) is not read at all, only its sharpness is passed on."""
+        :meth:`TableTracker.too_blurred`) is not read at all, only its sharpness is passed on
+        (``read=False``), except one every :data:`BLUR_PEEK_SECONDS`: a cleared table looks blurred
+        too, and only a look tells it from a blurred one."""
         from tableref.vision.recognition import ensure_bgr, sharpness
         from tableref.vision.types import FrameObservation
 
@@ -798,9 +806,14 @@ class TableSession:
         if tracker is not None and not self._waiting_clear:     # waiting for the table to be cleared: read all
             image = ensure_bgr(image)
             s = sharpness(image)
-            if tracker.too_blurred(s):
-                return FrameObservation(t=t, width=image.shape[1], height=image.shape[0], cards=[], sharpness=s)
-        return rec.observe(image, t=t)
+            peek_due = self._last_read_t is None or not 0.0 <= t - self._last_read_t < BLUR_PEEK_SECONDS
+            if tracker.too_blurred(s) and not peek_due:
+                return FrameObservation(t=t, width=image.shape[1], height=image.shape[0], cards=[], sharpness=s,
+                                        read=False)
+        obs = rec.observe(image, t=t)
+        self._last_read_t = t
+        self._nothing_read = not obs.cards and not obs.unsure
+        return obs
 
     def _subs_want_video(self) -> bool:
         return True
