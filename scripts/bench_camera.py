@@ -257,9 +257,13 @@ def live_feed(pic: Picture, settings: ce.FeedSettings, seed: int):
 
     session = TableSession(source=pic.name, game=LIVE_GAME, seats=LIVE_SEATS, realtime=False, loop=False,
                            auto_finish=False)
-    rec = session._get_recognizer()          # the session's own recogniser and settings (as watch builds them)
+    # the camera loop's own path (the session's recogniser and settings as watch builds them, blurred
+    # frames skipped, the still table re-read at photo quality beside it), at the camera's pace
+    start = time.perf_counter()
     for k, (frame, _m) in enumerate(ce.camera_feed(pic.image, settings, seed=seed)):
-        session.feed_observation(rec.observe(frame, t=k / FEED_FPS))
+        t = k / FEED_FPS
+        time.sleep(max(0.0, start + t - time.perf_counter()))
+        session.analyse_frame(frame, t)
     table = session._tracker.published if session._tracker is not None else None
     cards = table.cards if table is not None else []
     # an unread card (no label: not decided yet) is shown to the host, never judged: not a reported card
