@@ -5,7 +5,8 @@ indices, steadied by the extra looks (``looks``); the assembly (``vision.assembl
 which weighs them with the detector's scores (``det_score_power``) into one confidence per
 physical card; and :func:`split_cards` here, which reports the cards at least
 ``min_card_confidence`` sure whose own corner indices do not contradict them, and marks those that
-only repeat an earlier frame's look. A card read less sure, or contradicted by one of its own
+only repeat an earlier frame's look. A card read less sure, or (``doubt_contradicted``: a camera's
+frames, not a photo) contradicted by one of its own
 indices (the card is read 7H from a pair of corners, one of which reads KH better than 7H), is
 never reported as a card: those at least ``unsure_confidence`` sure are passed to the live tracker
 as unsure readings (``FrameObservation.unsure``), weak evidence for a card it follows.
@@ -61,7 +62,7 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
                 names: list[str] = ()) -> tuple[list[DetectedCard], list[DetectedCard]]:
     """(reported, unsure): :func:`reported_cards` less the cards their own indices contradict
     (:func:`contradicted`), and :func:`unsure_cards` with those."""
-    doubted = contradicted(cards, readings, list(names)) if readings else set()
+    doubted = contradicted(cards, readings, list(names)) if readings and config.doubt_contradicted else set()
     sure = [c for c in cards if c.confidence >= config.min_card_confidence and id(c) not in doubted]
     unsure = [c for c in cards if c.confidence >= config.unsure_confidence
               and (c.confidence < config.min_card_confidence or id(c) in doubted)]

@@ -29,6 +29,10 @@ class RecognizerConfig:
     # a card read less sure than that but at least this sure is an unsure reading: not a card, but
     # passed on to the tracker (``FrameObservation.unsure``) as weak evidence for a card it follows
     unsure_confidence: float = 0.08
+    # a card one of its own corner indices reads as another card more surely is not reported, only
+    # passed on as an unsure reading (``confidence.contradicted``): a camera's frames, where other
+    # looks follow; a photo is read once and keeps such a card
+    doubt_contradicted: bool = True
     det_score_power: float = 0.7    # weight of the detector score in a card's confidence (score ** power)
     # index size band (longer side, detector input pixels) the detector reads best;
     # None = take it from recognition.json or use the built-in default (``plan.index_band``)
@@ -107,7 +111,8 @@ PHOTO_INDEX_PX = (28.0, 32.0)
 # ... and read in one piece up to this many pixels (a 1080p photo enlarged), not in tiles
 PHOTO_RECT_PIXELS = 2_200_000
 PHOTO = dict(index_px_min=PHOTO_INDEX_PX[0], index_px_target=PHOTO_INDEX_PX[1], max_rect_pixels=PHOTO_RECT_PIXELS,
-             fast_classifier=False, rival_reread=True, vote_turns=(1, 2, 3), tight_turned=True)
+             fast_classifier=False, rival_reread=True, vote_turns=(1, 2, 3), tight_turned=True,
+             doubt_contradicted=False)
 
 # a fixed camera over a live table: the enlarged views that read the table are chosen anew once a
 # second (5 analysed frames), not every frame; a view (the frame, or a tile of it) whose picture

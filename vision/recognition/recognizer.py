@@ -68,13 +68,16 @@ class CardRecognizer:
         self.reader = IndexReader(self.cls_net, config, spec.names, spec.crop_size, spec.crop_margin, self.memo)
         self._helper = HelperThread()
         self.last_stats = RecognitionStats()
-        self.last_unsure: list[DetectedCard] = []   # the last frame's unsure readings (confidence.unsure_cards)
 
     # -- a frame ---------------------------------------------------------------
 
     def recognize(self, image: np.ndarray) -> list[DetectedCard]:
         """Physical cards in a BGR uint8 image (H, W, 3), most confident first
         (:attr:`last_stats` says what was done)."""
+        return self._read(image)[0]
+
+    def _read(self, image: np.ndarray) -> tuple[list[DetectedCard], list[DetectedCard]]:
+        """(cards, unsure readings) of one image (``confidence.split_cards``)."""
         frame = FrameReading(ensure_bgr(image), self._helper, find_outlines=self.config.outlines,
                              cut_in_helper=True)
         self.last_stats = stats = frame.stats
@@ -89,18 +92,17 @@ class CardRecognizer:
         if self.config.outlines:
             cards = merge_outline_cards(cards, self._outline_cards(frame, cards), self.config.min_card_confidence)
             stats.ms_outlines = (time.perf_counter() - t2) * 1000
-        cards, self.last_unsure = split_cards(cards, self.config, frame.repeated, readings, self.names)
+        cards, unsure = split_cards(cards, self.config, frame.repeated, readings, self.names)
         stats.ms_total = (time.perf_counter() - t0) * 1000
         stats.cpu_ms_thread = (time.thread_time() - c0) * 1000
-        return cards
+        return cards, unsure
 
     def observe(self, image: np.ndarray, t: float = 0.0) -> FrameObservation:
         """A :class:`FrameObservation` of one frame (its cards, with a sharpness measure)."""
         image = ensure_bgr(image)
-        cards = self.recognize(image)
+        cards, unsure = self._read(image)
         h, w = image.shape[:2]
-        return FrameObservation(t=t, width=w, height=h, cards=cards, sharpness=sharpness(image),
-                                unsure=self.last_unsure)
+        return FrameObservation(t=t, width=w, height=h, cards=cards, sharpness=sharpness(image), unsure=unsure)
 
     def warmup(self, frame_size: tuple[int, int] | None = None) -> None:
         """One run of each model on blank input (the first ONNX Runtime run is slow).

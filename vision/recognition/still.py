@@ -30,7 +30,8 @@ def _default_recognizer():
     from tableref.vision.recognition.recognizer import CardRecognizer
 
     # one thread: the camera loop keeps the other core
-    return CardRecognizer(threads=1, config=photo_preset())
+    # the photo settings, but part of a live table's evidence: a contradicted card is only unsure
+    return CardRecognizer(threads=1, config=photo_preset(doubt_contradicted=True))
 
 
 def shifted(card: DetectedCard, dx: float, dy: float) -> DetectedCard:
