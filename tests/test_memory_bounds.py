@@ -36,3 +36,32 @@ def test_events_and_frames_kept_by_the_session_are_bounded():
         s._frames.append((float(k), b"jpeg"))
     assert len(s._events) == session_mod.MAX_EVENTS
     assert len(s._frames) == s._frames.maxlen and s.frame_at(0.0)[0] == float(session_mod.MAX_EVENTS + 49)
+
+
+def test_a_looped_video_plays_on_in_one_reader_thread_with_its_time_going_on(tmp_path):
+    """The demo clip through an evening: one reader thread and decoder, not a new one each time round."""
+    import threading
+
+    import cv2
+    import numpy as np
+
+    from tableref.vision.sources import open_source
+
+    clip = tmp_path / "clip.mp4"
+    w = cv2.VideoWriter(str(clip), cv2.VideoWriter_fourcc(*"mp4v"), 6, (160, 96))
+    for k in range(6):
+        w.write(np.full((96, 160, 3), 40 * k, np.uint8))
+    w.release()
+    threads_before = threading.active_count()
+    src = open_source(str(clip), realtime=False, loop=True)
+    try:
+        times = []
+        while len(times) < 20:
+            frame = src.read(timeout=5)
+            assert frame is not None, src.status
+            times.append(frame.t)
+        assert not src.ended and src.status.reconnects == 0
+        assert threading.active_count() == threads_before + 1
+    finally:
+        src.stop()
+    assert times == sorted(times) and len(set(times)) == 20 and times[-1] > 1.0   # 6 frames at 6 fps, 3 times round

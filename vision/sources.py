@@ -317,9 +317,15 @@ class FrameSource:
 class CaptureSource(FrameSource):
     """``cv2.VideoCapture`` for a webcam index, an RTSP/other URL, or a video file."""
 
-    def __init__(self, spec: str, target, *, kind: str, live: bool, size: tuple[int, int] | None = None, **kw):
+    def __init__(self, spec: str, target, *, kind: str, live: bool, size: tuple[int, int] | None = None,
+                 loop: bool = False, **kw):
         self.kind = kind
         self.live = live
+        # a file played over and over by the same reader thread and decoder, its media time going on
+        # (the demo clip through an evening: a new decoder and thread each time round would leave
+        # the C allocator's memory spread over ever more thread arenas)
+        self.loop = loop and not live
+        self._looped = 0         # frames of the passes already played (loop)
         self.target = target
         self.size = size
         self._cap = None
@@ -383,11 +389,15 @@ class CaptureSource(FrameSource):
                 raise _Disconnected(f"{self.describe()}: damaged frame {self._index} of {self._count}, skipping")
             if self._frames == 0:
                 raise _Disconnected(f"cannot read video file {self.spec}: no frames (corrupt?)")
+            if self.loop and self._index > 0 and cap.set(cv2.CAP_PROP_POS_FRAMES, 0):
+                self._looped += self._index
+                self._index = 0
+                return self._read()
             raise _EndOfSource(f"{self.describe()}: finished ({self._frames} frames)")
         if self.live:
             return Frame(self._live_time(), self._frames, image=img)
-        t = self._index / self._fps_file
-        f = Frame(t, self._index, image=img)
+        t = (self._looped + self._index) / self._fps_file
+        f = Frame(t, self._looped + self._index, image=img)
         self._index += 1
         self._bad_reads = 0
         self._pace(t)
@@ -680,7 +690,7 @@ def _open_push(name: str, **kw) -> PushSource:
 # spec parsing
 # ---------------------------------------------------------------------------------------
 def open_source(spec: str, *, realtime: bool = True, size: tuple[int, int] | None = (1280, 720),
-                fps: float = 5.0, start: bool = True, demo_clip: str | Path | None = None,
+                fps: float = 5.0, start: bool = True, demo_clip: str | Path | None = None, loop: bool = False,
                 **kw) -> FrameSource:
     """Parse a source spec and return a (started) :class:`FrameSource`.
 
@@ -690,7 +700,8 @@ def open_source(spec: str, *, realtime: bool = True, size: tuple[int, int] | Non
     ``"demo"`` the built-in demo clip (its path given as ``demo_clip`` by the caller: vision
     knows no game and no installation layout) · ``"phone"`` frames pushed in by the web
     page that makes a phone the camera (:class:`PushSource`, found again with :func:`push_source`). ``size`` is the resolution asked of
-    webcams. Extra keyword arguments go to :class:`FrameSource`.
+    webcams. ``loop``: a video file starts over when it ends, its media time going on (other
+    sources ignore it). Extra keyword arguments go to :class:`FrameSource`.
     Raises :class:`SourceError` for a spec that names nothing usable.
     """
     spec = str(spec).strip()
@@ -703,7 +714,7 @@ def open_source(spec: str, *, realtime: bool = True, size: tuple[int, int] | Non
         if p is None or not p.exists():
             raise SourceError("the built-in demo clip is missing from this installation"
                               + (f" (looked for {p})" if p else ""))
-        src = CaptureSource(str(p), str(p), kind="demo", live=False, realtime=realtime, **kw)
+        src = CaptureSource(str(p), str(p), kind="demo", live=False, realtime=realtime, loop=loop, **kw)
     elif re.fullmatch(r"\d{1,2}", spec):
         src = CaptureSource(spec, int(spec), kind="camera", live=True, size=size, **kw)
     elif spec.lower().startswith(("http://", "https://")):
@@ -715,7 +726,7 @@ def open_source(spec: str, *, realtime: bool = True, size: tuple[int, int] | Non
     elif os.path.isfile(spec):
         if spec.lower().endswith(IMAGE_EXTS):
             raise SourceError(f"{spec} is a single image; put images in a folder to use them as a source")
-        src = CaptureSource(spec, spec, kind="video", live=False, realtime=realtime, **kw)
+        src = CaptureSource(spec, spec, kind="video", live=False, realtime=realtime, loop=loop, **kw)
     else:
         raise SourceError(f"source not found: {spec!r} (not a camera number, file, folder or URL)")
     return src.start() if start else src

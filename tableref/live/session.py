@@ -671,7 +671,7 @@ class TableSession:
         from tableref.vision.sources import SourceError, open_source
 
         try:
-            return open_source(resolve_source(self.source, self.game), realtime=self.realtime)
+            return open_source(resolve_source(self.source, self.game), realtime=self.realtime, loop=self.loop)
         except (SourceError, SessionError) as exc:
             self._set_camera("error", str(exc))
             return None
