@@ -326,6 +326,7 @@ class CaptureSource(FrameSource):
         # the C allocator's memory spread over ever more thread arenas)
         self.loop = loop and not live
         self._looped = 0         # frames of the passes already played (loop)
+        self.passes = 0          # times the file started over (loop)
         self.target = target
         self.size = size
         self._cap = None
@@ -392,6 +393,7 @@ class CaptureSource(FrameSource):
             if self.loop and self._index > 0 and cap.set(cv2.CAP_PROP_POS_FRAMES, 0):
                 self._looped += self._index
                 self._index = 0
+                self.passes += 1
                 return self._read()
             raise _EndOfSource(f"{self.describe()}: finished ({self._frames} frames)")
         if self.live:

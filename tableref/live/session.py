@@ -686,6 +686,7 @@ class TableSession:
                 self._set_camera("error", f"card recognition is not available: {exc}")
                 return
             n = 0
+            passes = 0
             while not self._stop.is_set():
                 if self._restart_source:
                     self._restart_source = False
@@ -694,6 +695,7 @@ class TableSession:
                         src = None
                 if src is None:
                     src = self._open_source()
+                    passes = 0
                     if src is None:
                         if self._stop.wait(2.0):
                             break
@@ -717,13 +719,11 @@ class TableSession:
                                     self._thread_done = True     # a new source starts a new thread
                                     break
                             continue
-                        with self._lock:
-                            self._tracker = None
-                            if self._waiting_clear:
-                                self._new_hand()
-                                self._emit(make_event("hand_start", 0.0, f"hand {self.hand_no} starts (demo replay)",
-                                                      hand_no=self.hand_no, replay=True))
+                        self._replay(0.0)
                     continue
+                if getattr(src, "passes", 0) != passes:     # a looped file started over
+                    passes = src.passes
+                    self._replay(frame.t)
                 if self._tracker is not None and self._tracker.blurred_for >= BLUR_STATUS_SECONDS \
                         and not self._nothing_read:     # a cleared table is not a blurred picture
                     self._set_camera("blurred", BLURRED_MESSAGE, frame.t)
@@ -758,6 +758,16 @@ class TableSession:
         finally:
             if src is not None:
                 src.stop()
+
+    def _replay(self, t: float) -> None:
+        """A looped clip (the demo) started over: the table is seen afresh, a decided hand gives way
+        to the next."""
+        with self._lock:
+            self._tracker = None
+            if self._waiting_clear:
+                self._new_hand()
+                self._emit(make_event("hand_start", t, f"hand {self.hand_no} starts (demo replay)",
+                                      hand_no=self.hand_no, replay=True))
 
     def analyse_frame(self, image: np.ndarray, t: float, recognizer=None):
         """One camera frame of media time ``t`` through everything the camera loop does with it: read
