@@ -34,6 +34,8 @@ import threading
 import time
 from pathlib import Path
 
+from tableref.games import GAME_NAMES
+
 ROOT = Path(__file__).resolve().parents[1]
 PIN = "246813"
 
@@ -231,7 +233,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--source", default="demo", help="what serve watches: 'demo' (default), a video file, a folder "
                     "of images (as tableref serve --source)")
-    ap.add_argument("--game", default="desmoche", choices=("desmoche", "marriage"), help="game (default desmoche)")
+    ap.add_argument("--game", default="desmoche", choices=GAME_NAMES, help="game (default desmoche)")
     ap.add_argument("--minutes", type=positive(float), default=10.0, help="how long to run (default 10)")
     ap.add_argument("--warmup", type=float, default=3.0, help="minutes of warm-up left out of the growth (default 3)")
     ap.add_argument("--poll", type=positive(float), default=5.0,

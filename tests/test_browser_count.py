@@ -55,8 +55,10 @@ def browser():
 
 
 def log_in(page) -> None:
-    """Log in as the host from the page's own dialog."""
+    """Log in as the host from the page's own dialog (once the page's script has bound its buttons)."""
+    page.wait_for_load_state("load")
     page.click("#login-open")
+    page.wait_for_selector("#login-pin", state="visible")
     page.fill("#login-pin", PIN)
     page.click("#login-submit")
     page.wait_for_selector("body[data-host='yes']")
