@@ -44,7 +44,7 @@ import cv2
 import numpy as np
 
 from tableref.datasets import camera_effects as ce
-from tableref.training.evaluation import DatasetError, Truth, load_rank_labels, match
+from tableref.training.evaluation import DatasetError, Truth, load_rank_labels, match, on_index_label
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 FRAME_SIZE = (1280, 720)
@@ -117,16 +117,6 @@ def rank_photos(folder: Path, limit: int = 0) -> list[Picture]:
 # --------------------------------------------------------------------------- scoring
 
 
-def on_index(box, lab) -> bool:
-    """A reported index box lies on a labelled index (the rule of ``scripts/eval_fanned_deal.py``): its
-    centre inside the label grown by half its size each way, or the label's centre inside it."""
-    x1, y1, x2, y2 = lab
-    gw, gh = (x2 - x1) * 0.5, (y2 - y1) * 0.5
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    if x1 - gw <= cx <= x2 + gw and y1 - gh <= cy <= y2 + gh:
-        return True
-    lx, ly = (x1 + x2) / 2, (y1 + y2) / 2
-    return box[0] <= lx <= box[2] and box[1] <= ly <= box[3]
 
 
 def _back(box, inv) -> tuple[float, float, float, float]:
@@ -139,7 +129,7 @@ def _back(box, inv) -> tuple[float, float, float, float]:
 def _named_at(pic: Picture, box) -> str:
     """The labelled card under a box, or '-'."""
     for card, labs in pic.indices.items():
-        if any(on_index(box, lab) for lab in labs):
+        if any(on_index_label(box, lab) for lab in labs):
             return card
     return "-"
 
@@ -152,7 +142,7 @@ def score_frame(pic: Picture, cards, m: np.ndarray) -> tuple[set, list[str]]:
     if pic.indices is not None:
         for dc in cards:
             boxes = [_back(b, inv) for b in (list(dc.indices) or [dc.box])]
-            if dc.card in pic.indices and any(on_index(b, lab) for b in boxes for lab in pic.indices[dc.card]):
+            if dc.card in pic.indices and any(on_index_label(b, lab) for b in boxes for lab in pic.indices[dc.card]):
                 found.add(dc.card)
             else:
                 wrong.append(f"{dc.card} for {_named_at(pic, boxes[0])}")

@@ -38,6 +38,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tableref.training.evaluation import on_index_label
 from tableref.vision.recognition import CardRecognizer, ModelError, RecognizerConfig, camera_preset, photo_preset
 
 
@@ -70,15 +71,6 @@ def iou(a, b) -> float:
     return inter / u if u > 0 else 0.0
 
 
-def on_label(box, lab_box) -> bool:
-    """A reported/detected box lies on a labelled index."""
-    x1, y1, x2, y2 = lab_box
-    gw, gh = (x2 - x1) * 0.5, (y2 - y1) * 0.5
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    if x1 - gw <= cx <= x2 + gw and y1 - gh <= cy <= y2 + gh:
-        return True
-    lx, ly = (x1 + x2) / 2, (y1 + y2) / 2
-    return box[0] <= lx <= box[2] and box[1] <= ly <= box[3]
 
 
 def evaluate(rec, image: np.ndarray, labels: list[dict], diagnose: bool = True) -> dict:
@@ -93,7 +85,7 @@ def evaluate(rec, image: np.ndarray, labels: list[dict], diagnose: bool = True) 
     wrong = []
     for dc in cards:
         boxes = list(dc.indices) or [dc.box]
-        ok = dc.card in by_card and any(on_label(b, l["box"]) for b in boxes for l in by_card[dc.card])
+        ok = dc.card in by_card and any(on_index_label(b, l["box"]) for b in boxes for l in by_card[dc.card])
         correct.append(ok)
         if ok:
             found[dc.card] = True
@@ -140,9 +132,9 @@ def evaluate(rec, image: np.ndarray, labels: list[dict], diagnose: bool = True) 
             gt = rec.classify(image, np.array([lab["box"]], np.float32))[0]
             gk = int(np.argmax(gt))
             gt_read = f"gt-box read {names[gk]} {gt[gk]:.2f}"
-            on = [k for k in range(len(boxes)) if on_label(boxes[k], lab["box"]) and iou(boxes[k], lab["box"]) > 0.1]
+            on = [k for k in range(len(boxes)) if on_index_label(boxes[k], lab["box"]) and iou(boxes[k], lab["box"]) > 0.1]
             if not on:
-                lon = [k for k in range(len(lboxes)) if on_label(lboxes[k], lab["box"]) and iou(lboxes[k], lab["box"]) > 0.1]
+                lon = [k for k in range(len(lboxes)) if on_index_label(lboxes[k], lab["box"]) and iou(lboxes[k], lab["box"]) > 0.1]
                 weak = f" (weak box {max(float(lscores[k]) for k in lon):.2f})" if lon else ""
                 why.append(f"no box{weak}; {gt_read}")
                 continue

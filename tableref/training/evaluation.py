@@ -12,6 +12,8 @@ Matching rules
 * Card level (scenes whose cards are known, e.g. the synthetic validation set and
   the test fixtures): the same with the full card value (``10H``) and the whole-card
   polygon.
+* Index level (the real fanned deal, labelled by its corner indices): a reported index box
+  lies on a labelled index when :func:`on_index_label` says so.
 """
 from __future__ import annotations
 
@@ -434,3 +436,15 @@ def format_report(name: str, s: dict) -> str:
     if s["failed_images"]:
         lines.append(f"unreadable images: {len(s['failed_images'])}")
     return "\n".join(lines)
+
+
+def on_index_label(box, label_box) -> bool:
+    """A reported index box lies on a labelled index: its centre inside the label grown by half its
+    size each way, or the label's centre inside it (boxes ``x1, y1, x2, y2``)."""
+    x1, y1, x2, y2 = label_box
+    gw, gh = (x2 - x1) * 0.5, (y2 - y1) * 0.5
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    if x1 - gw <= cx <= x2 + gw and y1 - gh <= cy <= y2 + gh:
+        return True
+    lx, ly = (x1 + x2) / 2, (y1 + y2) / 2
+    return box[0] <= lx <= box[2] and box[1] <= ly <= box[3]
