@@ -12,7 +12,7 @@ samples after warm-up, and over the last third alone).
 
     python scripts/bench_memory.py                                  # the demo, 10 minutes
     python scripts/bench_memory.py --minutes 6 --game marriage
-    python scripts/bench_memory.py --source /tmp/real-table.mp4 --game desmoche --minutes 8
+    python scripts/bench_memory.py --real-table ../shared/data/real-table --minutes 8   # a real table's frames
     python scripts/bench_memory.py --minutes 6 --trace 60           # also: where Python memory grows
 
 ``--trace N`` runs the server under tracemalloc and prints, every N seconds after warm-up, the
@@ -178,6 +178,45 @@ class Viewer:
             self.stop.wait(0.05)
 
 
+def real_table_video(folder: Path, minutes: float, out: Path, fps: int = 6) -> Path:
+    """A video of a real table for an evening's memory (``--real-table``): the real-table data's
+    720p frame and its square photo in turn, each followed by the table cleared (the cards' part
+    blurred away), with a pixel of sway and sensor noise; written to ``out``."""
+    import cv2
+    import numpy as np
+
+    a = cv2.imread(str(folder / "fanned-deal-1280x720.jpg"))
+    big = cv2.imread(str(folder / "fanned-deal.jpg"))
+    if a is None or big is None:
+        raise SystemExit(f"bench_memory: --real-table: no fanned-deal-1280x720.jpg and fanned-deal.jpg in {folder}")
+    b = np.empty_like(a)
+    b[:] = a[:, :280].reshape(-1, 3).mean(axis=0).astype(np.uint8)
+    b[:, 280:1000] = cv2.resize(cv2.rotate(big, cv2.ROTATE_90_CLOCKWISE), (720, 720), interpolation=cv2.INTER_AREA)
+
+    def cleared(img):
+        e = img.copy()
+        e[:, 280:1000] = cv2.GaussianBlur(img[:, 280:1000], (0, 0), 30)
+        return e
+
+    scenes = [(a, 12), (cleared(a), 5), (b, 10), (cleared(b), 5)]      # seconds each
+    writer = cv2.VideoWriter(str(out), cv2.VideoWriter_fourcc(*"mp4v"), fps, (1280, 720))
+    rng = np.random.default_rng(7)
+    n, i = int(minutes * 60 * fps), 0
+    while i < n:
+        for img, secs in scenes:
+            for k in range(secs * fps):
+                if i >= n:
+                    break
+                dx, dy = rng.integers(-1, 2, 2) if k % fps == 0 else (0, 0)
+                f = cv2.warpAffine(img, np.float32([[1, 0, dx], [0, 1, dy]]), (1280, 720),
+                                   borderMode=cv2.BORDER_REPLICATE)
+                f = np.clip(f.astype(np.int16) + rng.normal(0, 1.5, f.shape).astype(np.int16), 0, 255)
+                writer.write(f.astype(np.uint8))
+                i += 1
+    writer.release()
+    return out
+
+
 def start_server(args, port: int, tmp: Path) -> tuple[subprocess.Popen, Path]:
     serve = ["serve", "--host", "127.0.0.1", "--port", str(port), "--pin", PIN, "--source", args.source,
              "--game", args.game, *args.serve_args]
@@ -233,6 +272,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--source", default="demo", help="what serve watches: 'demo' (default), a video file, a folder "
                     "of images (as tableref serve --source)")
+    ap.add_argument("--real-table", type=Path, default=None, metavar="DIR",
+                    help="watch a video made from the real-table data in DIR (the fanned deal's photos in turn, "
+                         "the table cleared between, sway and noise) instead of --source")
     ap.add_argument("--game", default="desmoche", choices=GAME_NAMES, help="game (default desmoche)")
     ap.add_argument("--minutes", type=positive(float), default=10.0, help="how long to run (default 10)")
     ap.add_argument("--warmup", type=float, default=3.0, help="minutes of warm-up left out of the growth (default 3)")
@@ -253,6 +295,8 @@ def main(argv=None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmpdir:
         tmp = Path(tmpdir)
+        if args.real_table is not None:
+            args.source = str(real_table_video(args.real_table, args.minutes + 1, tmp / "real-table.mp4"))
         port = free_port()
         proc, log = start_server(args, port, tmp)
         viewer = Viewer(port, args.poll, args.viewer == "page").start()
