@@ -4,7 +4,6 @@ Real parts: a real TableSession fed stable tables (no camera), a real SQLite led
 file, the real Flask app, a real lock on the ledger and real processes for
 ``tableref serve``.
 """
-import json
 import os
 import signal
 import subprocess
@@ -14,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from tableref.ledger.store import Ledger
 from tableref.live.state import TableState
 from tableref.table.lock import LedgerInUse, LedgerLock
 from tableref.table.service import DEMO_LEDGER_NOTE, MEMORY, TableService

@@ -26,7 +26,8 @@ from tableref.web.auth import (
 )
 from tableref.web.evidence import decisive, event_links, hand_links
 from tableref.web.i18n import localize_table, pick_language, say_event, translator
-from tableref.web.setup_form import SetupError, all_switches, validate_zones
+from tableref.table.setup import SetupError, validate_zones
+from tableref.web.setup_form import all_switches
 
 api = Blueprint("api", __name__, url_prefix="/api")
 

@@ -13,7 +13,6 @@ import re
 import typing
 
 from tableref.games import GAMES, seat_ranges
-from tableref.table.setup import SetupError, validate_zones  # noqa: F401 (the API's)
 
 SEAT_RANGE = seat_ranges()
 

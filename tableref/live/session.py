@@ -41,7 +41,6 @@ import queue
 import threading
 import time
 from collections import deque
-from pathlib import Path
 from typing import Callable
 
 import cv2
