@@ -87,11 +87,24 @@ def _empty(t0: float, seconds: float, sharpness: float = 1.0, fps: float = 6.0):
             for i in range(n)]
 
 
-def _session(players):
-    s = TableSession(source="unused", game="desmoche", players=players)
+def _session(players, game="desmoche"):
+    s = TableSession(source="unused", game=game, players=players)
     s.decided = []
     s.on_hand_end = s.decided.append
     return s
+
+
+def _decide_then_clear(s, obs):
+    """Feed a hand that gets decided, then CLEAR_TABLE_SECONDS and a bit of empty table: the next
+    hand has begun. Returns the hand's last observation."""
+    for o in obs:
+        s.feed_observation(o)
+    assert len(s.decided) == 1
+    last = obs[-1]
+    for o in _empty(last.t + 0.1, CLEAR_TABLE_SECONDS + 0.5):
+        s.feed_observation(o)
+    assert s.hand_no == 2
+    return last
 
 
 def test_a_cleared_table_starts_the_next_hand_in_the_stated_time():
@@ -241,13 +254,7 @@ def test_the_decided_hands_table_seen_again_after_a_clear_is_not_judged_again():
     last hand's -- not decided (nor recorded) a second time; a meld laid afterwards is judged."""
     sc, obs = _observations(3, 0.0)
     s = _session(sc.players)
-    for o in obs:
-        s.feed_observation(o)
-    assert len(s.decided) == 1
-    last = obs[-1]
-    for o in _empty(last.t + 0.1, CLEAR_TABLE_SECONDS + 0.5):
-        s.feed_observation(o)
-    assert s.hand_no == 2
+    last = _decide_then_clear(s, obs)
     for i in range(1, 30):
         s.feed_observation(replace(last, t=last.t + 3.0 + i / 6))
     assert len(s.decided) == 1 and s.snapshot()["result"] is None
@@ -260,17 +267,8 @@ def test_a_marriage_count_seen_again_after_a_clear_is_not_settled_again():
     from tableref.simulate.bots import play_marriage
 
     sc = play_marriage(2)
-    s = TableSession(source="unused", game="marriage", players=sc.players)
-    s.decided = []
-    s.on_hand_end = s.decided.append
-    obs = list(script_observations(sc))
-    for o in obs:
-        s.feed_observation(o)
-    assert len(s.decided) == 1
-    last = obs[-1]
-    for o in _empty(last.t + 0.1, CLEAR_TABLE_SECONDS + 0.5):
-        s.feed_observation(o)
-    assert s.hand_no == 2
+    s = _session(sc.players, game="marriage")
+    last = _decide_then_clear(s, list(script_observations(sc)))
     for i in range(1, 40):
         s.feed_observation(replace(last, t=last.t + 3.0 + i / 6))
     assert len(s.decided) == 1 and s.snapshot()["result"] is None
@@ -284,15 +282,8 @@ def test_the_next_marriage_count_laid_at_once_after_a_clear_is_counted():
 
     first, second = play_marriage(2), play_marriage(21)          # 79 % of their labels are the same
     assert first.players == second.players
-    s = TableSession(source="unused", game="marriage", players=first.players)
-    s.decided = []
-    s.on_hand_end = s.decided.append
-    obs = list(script_observations(first))
-    for o in obs:
-        s.feed_observation(o)
-    end = obs[-1].t
-    for o in _empty(end + 0.1, CLEAR_TABLE_SECONDS + 0.5):
-        s.feed_observation(o)
+    s = _session(first.players, game="marriage")
+    end = _decide_then_clear(s, list(script_observations(first))).t
     laid = list(script_observations(second))[-1]                  # the whole count at once
     for i in range(1, 40):
         s.feed_observation(replace(laid, t=end + 3.0 + i / 6))
