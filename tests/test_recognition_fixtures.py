@@ -34,10 +34,10 @@ def recognizer():
 
 
 @pytest.fixture(scope="module")
-def full_recognizer():
+def quick_recognizer():
     from tableref.vision.recognition import CardRecognizer, camera_preset
 
-    return CardRecognizer(config=camera_preset(fast_classifier=False))
+    return CardRecognizer(config=camera_preset(quick=True))
 
 
 def test_fixtures_present():
@@ -59,15 +59,16 @@ def test_model_reads_fixture_cards(recognizer, path):
 
 
 @pytest.mark.parametrize("path", SCENES, ids=lambda p: p.stem)
-def test_the_full_classifier_reads_fixture_cards_too(full_recognizer, path):
-    """Photos are read with the full classifier, a camera's frames with the fast one: both read the fixtures."""
-    cards = full_recognizer.recognize(cv2.imread(str(path)))
+def test_the_quick_reading_reads_fixture_cards_too(quick_recognizer, path):
+    """A camera on a slow machine reads quick (the fast classifier, smaller indices): the fixtures too."""
+    cards = quick_recognizer.recognize(cv2.imread(str(path)))
     assert Counter(c.card for c in cards) == Counter(t.label for t in truth(path))
 
 
-def test_a_camera_reads_with_the_fast_classifier_and_a_photo_with_the_full_one(tmp_path):
-    """recognition.json names a fast classifier: a camera's settings use it, the photo settings and
-    TABLEREF_CLASSIFIER=full the full one; models without the fast file read with the full one."""
+def test_the_quick_reading_uses_the_fast_classifier_and_photo_quality_the_full_one(tmp_path):
+    """recognition.json names a fast classifier: the quick reading of a camera's frames
+    (TABLEREF_READING=quick) uses it, photo quality (a camera's frames and photos) the full one;
+    models without the fast file read with the full one."""
     import shutil
 
     from tableref.models import MODELS_DIR
@@ -76,15 +77,15 @@ def test_a_camera_reads_with_the_fast_classifier_and_a_photo_with_the_full_one(t
     spec = json.loads((MODELS_DIR / "recognition.json").read_text())
     fast, full = spec["classifier"]["fast_file"], spec["classifier"]["file"]
     assert fast != full and (MODELS_DIR / fast).exists()
-    camera = CardRecognizer(config=camera_preset())
-    assert camera.cls_path.name == fast and camera.fast_classifier
+    machine = MachineSettings.from_environment({"TABLEREF_READING": "quick"})
+    quick = CardRecognizer(config=camera_preset(quick=machine.quick))
+    assert quick.cls_path.name == fast and quick.fast_classifier
     assert CardRecognizer(config=photo_preset()).cls_path.name == full
-    machine = MachineSettings.from_environment({"TABLEREF_CLASSIFIER": "full"})
-    assert CardRecognizer(config=camera_preset(**machine.config_changes())).cls_path.name == full
+    assert CardRecognizer(config=camera_preset()).cls_path.name == full
     assert MachineSettings.from_environment({}).config_changes() == {"backend": "auto"}
     for name in ("recognition.json", spec["detector"]["file"], full):
         shutil.copy(MODELS_DIR / name, tmp_path / name)
-    without = CardRecognizer(tmp_path, config=camera_preset())
+    without = CardRecognizer(tmp_path, config=camera_preset(quick=True))
     assert without.cls_path.name == full and not without.fast_classifier
 
 
@@ -145,7 +146,7 @@ def test_detect_table_lists_both_identical_kings(capsys):
 def test_a_video_keeps_the_enlarged_views_for_a_few_frames():
     import cv2
 
-    from tableref.vision.recognition import CardRecognizer, RecognizerConfig
+    from tableref.vision.recognition import CardRecognizer, camera_preset
 
     cap = cv2.VideoCapture(str(Path(__file__).parent / "fixtures" / "table_clip" / "video.mp4"))
     n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
@@ -153,7 +154,7 @@ def test_a_video_keeps_the_enlarged_views_for_a_few_frames():
     ok, frame = cap.read()
     assert ok
     once = CardRecognizer(threads=2)
-    video = CardRecognizer(threads=2, config=RecognizerConfig(reuse_scale_frames=2))
+    video = CardRecognizer(threads=2, config=camera_preset(reuse_scale_frames=2))
     expected = sorted(c.card for c in once.recognize(frame))
     assert len(once.last_stats.passes) == 2          # the clip's indices are small: read enlarged
     passes, cards = [], []
@@ -186,12 +187,13 @@ def test_unsure_readings_are_read_again_turned_and_sure_ones_are_kept(recognizer
 
 def test_the_turned_vote_reads_each_crop_turned(recognizer):
     """The turned readings (made on the stacked crops at once) are those of each crop turned on its own:
-    a camera's frames on its two sides, photos at all three turns (``vote_turns``)."""
+    the quick reading on its two sides, photo quality at all three turns (``vote_turns``)."""
     from tableref.vision.crops import index_crop, to_classifier_input
     from tableref.vision.recognition import RecognitionStats, camera_preset, photo_preset
     from tableref.vision.recognition.looks import geometric_mean, read_turned
 
-    assert camera_preset().vote_turns == (1, 3) and photo_preset().vote_turns == (1, 2, 3)
+    assert camera_preset(quick=True).vote_turns == (1, 3)
+    assert camera_preset().vote_turns == photo_preset().vote_turns == (1, 2, 3)
     img = cv2.imread(str(FIXTURES / "meld_and_duplicates.jpg"))
     boxes, _ = recognizer.find_indices(img)
     crops = [index_crop(img, b, size=recognizer.crop_size, margin=recognizer.crop_margin) for b in boxes[:6]]
@@ -301,11 +303,11 @@ def test_the_turned_pass_maps_its_boxes_back_onto_the_indices(recognizer):
 def test_a_camera_frame_read_turned_like_the_last_runs_both_passes_side_by_side():
     """A frame the size of the last one, which was read turned too, runs the full and the turned
     detector passes side by side (one core each): the same boxes and cards as one after the other."""
-    from tableref.vision.recognition import CardRecognizer
+    from tableref.vision.recognition import CardRecognizer, RecognizerConfig
     from tableref.vision.views import letterbox_view
 
     img = cv2.imread(str(FIXTURES / "fan.jpg"))
-    rec = CardRecognizer(threads=2)
+    rec = CardRecognizer(threads=2, config=RecognizerConfig())      # the quick reading: a turned pass
     first = rec.recognize(img)
     assert rec.last_stats.passes[-1] == "turned" and rec.last_stats.runs_side_by_side == 0
     second = rec.recognize(img)
@@ -383,7 +385,7 @@ def test_a_camera_reuses_the_readings_of_unchanged_indices_and_reads_changed_one
     from tableref.vision.recognition.memo import REUSE_MAX_FRAMES
 
     img = cv2.imread(str(FIXTURES / "cards_apart.jpg"))
-    plain = CardRecognizer(threads=2)
+    plain = CardRecognizer(threads=2, config=RecognizerConfig())
     camera = CardRecognizer(threads=2, config=RecognizerConfig(reuse_readings=True))
     first = camera.read_indices(img)
     assert camera.last_stats.readings_reused == 0 and len(first) >= 10
@@ -433,7 +435,7 @@ def test_a_camera_reuses_the_boxes_of_unchanged_views_and_runs_the_detector_on_c
 
     img = cv2.imread(str(FIXTURES / "fan.jpg"))
     camera = CardRecognizer(threads=2, config=RecognizerConfig(reuse_views=True))
-    plain = CardRecognizer(threads=2)
+    plain = CardRecognizer(threads=2, config=RecognizerConfig())
     first = camera.recognize(img)
     assert camera.last_stats.views_reused == 0 and camera.last_stats.detector_runs == 2   # full, turned
     rng = np.random.default_rng(2)
@@ -498,10 +500,11 @@ def test_noise_does_not_count_as_a_changed_index_but_another_glyph_does():
     assert reading_unchanged(crops[:0], crops[:0]).shape == (0,)
 
 
-def test_a_photo_is_read_enlarged_where_a_camera_frame_is_not():
-    """Small indices (here ~20 px at the detector's scale: the fan in a 1280x720 frame) are read in a
-    camera's frames at their scale (and turned), in a photo enlarged to about 32 px; same cards."""
-    from tableref.vision.recognition import CardRecognizer, photo_preset
+def test_photo_quality_reads_enlarged_where_the_quick_reading_does_not():
+    """Small indices (here ~20 px at the detector's scale: the fan in a 1280x720 frame) are read
+    quick at their scale (and turned), at photo quality (a camera's frames and photos) enlarged to
+    about 32 px; same cards."""
+    from tableref.vision.recognition import CardRecognizer, camera_preset, photo_preset
     from tableref.vision.recognition.presets import PHOTO_INDEX_PX
 
     img = cv2.imread(str(FIXTURES / "fan.jpg"))
@@ -509,11 +512,11 @@ def test_a_photo_is_read_enlarged_where_a_camera_frame_is_not():
     frame = np.empty((720, 1280, 3), np.uint8)
     frame[:] = img[2, 2]
     frame[(720 - h) // 2:(720 - h) // 2 + h, (1280 - w) // 2:(1280 - w) // 2 + w] = img
-    camera = CardRecognizer(threads=2)
+    quick = CardRecognizer(threads=2, config=camera_preset(quick=True))
     photo = CardRecognizer(threads=2, config=photo_preset())
-    assert photo.band.min == PHOTO_INDEX_PX[0] > camera.band.min
-    seen = camera.recognize(frame)
-    assert camera.last_stats.passes == ["full@0.500", "turned"]
+    assert photo.band.min == PHOTO_INDEX_PX[0] == CardRecognizer(threads=2).band.min > quick.band.min
+    seen = quick.recognize(frame)
+    assert quick.last_stats.passes == ["full@0.500", "turned"]
     read = photo.recognize(frame)
     first, second = photo.last_stats.passes
     assert first == "full@0.500" and second.startswith("1x@") and float(second[3:]) > 0.7

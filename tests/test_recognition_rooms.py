@@ -13,23 +13,28 @@ from tableref.vision.recognition import (MachineSettings, ModelError, Recognizer
                                          live_table_preset, photo_preset, read_spec)
 from tableref.vision.recognition import memo as memo_mod
 from tableref.vision.recognition import plan as plan_mod
-from tableref.vision.recognition.presets import COUNT_TABLE, LIVE_VIDEO, PHOTO
+from tableref.vision.recognition.presets import COUNT_TABLE, LIVE_VIDEO, PHOTO, PHOTO_QUALITY
 from tableref.vision.views import letterbox_view
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_the_presets_are_the_camera_settings_with_their_changes():
-    assert camera_preset() == RecognizerConfig()
+def test_the_presets_read_at_photo_quality_unless_quick():
+    camera = camera_preset()
+    assert all(getattr(camera, k) == v for k, v in PHOTO_QUALITY.items())
+    assert not camera.fast_classifier and camera.vote_turns == (1, 2, 3) and camera.doubt_contradicted
+    assert camera_preset(quick=True) == RecognizerConfig() and RecognizerConfig().fast_classifier
     assert camera_preset(det_conf=0.3).det_conf == 0.3
     photo = photo_preset(precision="fp32")
     assert all(getattr(photo, k) == v for k, v in PHOTO.items()) and photo.precision == "fp32"
-    assert not photo.fast_classifier and photo.vote_turns == (1, 2, 3)
+    assert photo == camera_preset(doubt_contradicted=False, precision="fp32")    # a photo keeps a doubted card
     desmoche, marriage = live_table_preset(), live_table_preset(count=True, several_packs=True)
-    for k, v in LIVE_VIDEO.items():
+    for k, v in {**LIVE_VIDEO, **PHOTO_QUALITY}.items():
         assert getattr(desmoche, k) == getattr(marriage, k) == v
-    assert desmoche.index_px_min is None and not desmoche.several_packs
-    assert all(getattr(marriage, k) == v for k, v in COUNT_TABLE.items()) and marriage.several_packs
+    assert not desmoche.several_packs and marriage.several_packs
+    quick = live_table_preset(count=True, quick=True)
+    assert all(getattr(quick, k) == v for k, v in {**LIVE_VIDEO, **COUNT_TABLE}.items()) and quick.fast_classifier
+    assert live_table_preset(quick=True).index_px_min is None
     assert live_table_preset(count=True, index_px_min=30.0).index_px_min == 30.0     # a change wins
     with pytest.raises(dataclasses.FrozenInstanceError):
         camera_preset().det_conf = 0.1          # a settings value is frozen: changes make a new one
@@ -38,11 +43,13 @@ def test_the_presets_are_the_camera_settings_with_their_changes():
 
 def test_the_environment_is_read_into_machine_settings_once():
     assert MachineSettings.from_environment({}) == MachineSettings("auto", False, 2)
-    m = MachineSettings.from_environment({"TABLEREF_BACKEND": "onnxruntime", "TABLEREF_CLASSIFIER": "full",
+    m = MachineSettings.from_environment({"TABLEREF_BACKEND": "onnxruntime", "TABLEREF_READING": "quick",
                                           "TABLEREF_ORT_THREADS": "4"})
     assert m == MachineSettings("onnxruntime", True, 4)
-    assert camera_preset(**m.config_changes()) == camera_preset(backend="onnxruntime", fast_classifier=False)
-    assert photo_preset(**m.config_changes()).fast_classifier is False
+    assert m.config_changes() == {"backend": "onnxruntime"}
+    assert camera_preset(quick=m.quick, **m.config_changes()) == camera_preset(quick=True, backend="onnxruntime")
+    with pytest.raises(ValueError, match="TABLEREF_READING"):
+        MachineSettings.from_environment({"TABLEREF_READING": "fast"})
     assert MachineSettings.from_environment({"TABLEREF_BACKEND": "", "TABLEREF_ORT_THREADS": ""}).backend == "auto"
     for bad in ("two", "-1"):
         with pytest.raises(ValueError, match="TABLEREF_ORT_THREADS"):
@@ -81,10 +88,11 @@ def test_the_spec_is_a_typed_value(tmp_path):
     assert (spec.detector_file, spec.classifier_file, spec.fast_classifier_file) == ("d.onnx", "c.onnx", "f.onnx")
     assert spec.names == ("AS", "none") and spec.none_index == 1 and spec.imgsz == 640 and spec.stride == 32
     assert spec.index_px == (12.0, None, 40.0) and spec.index_px_trained is None
-    band = plan_mod.index_band(spec, camera_preset())
+    band = plan_mod.index_band(spec, camera_preset(quick=True))     # the spec's own band
     assert (band.min, band.max) == (12.0, 40.0)
     assert band.target == pytest.approx((6.0 * 90.0) ** 0.5 * plan_mod.READ_TARGET_FACTOR)
-    assert plan_mod.index_band(spec, camera_preset(index_px_min=20.0)).min == 20.0
+    assert plan_mod.index_band(spec, camera_preset(quick=True, index_px_min=20.0)).min == 20.0
+    assert plan_mod.index_band(spec, camera_preset()).min == 28.0              # photo quality enlarges further
     with pytest.raises(ModelError, match="c.onnx is missing"):
         spec.model_file("c.onnx")
 
@@ -103,7 +111,7 @@ def test_a_bad_spec_is_a_clear_model_error(tmp_path, spec, says):
 
 
 def _plan(**changes) -> plan_mod.ScalePlan:
-    config = camera_preset(**changes)
+    config = camera_preset(quick=True, **changes)
     band = plan_mod.IndexBand(16.0, 20.0, 60.0)
     return plan_mod.ScalePlan(config=config, band=band, imgsz=640, dynamic=True, rect_stride=32)
 

@@ -307,13 +307,19 @@ def test_snapshot_gives_loose_cards_with_their_track_ids(game, players):
 
 
 def test_a_marriage_session_reads_the_table_as_three_packs_enlarged():
-    # Marriage: identical cards lie side by side and 21 cards a seat overlap in strips;
-    # Desmoche: one pack, and the default reading (latency)
+    # Marriage: identical cards lie side by side and 21 cards a seat overlap in strips; both games
+    # read at photo quality, and the quick reading (a slow machine) enlarges a Marriage count only
+    from tableref.vision.recognition import MachineSettings
+
     m = TableSession(source="synthetic", game="marriage", players=["Ana", "Beto"])._get_recognizer()
     d = TableSession(source="synthetic", game="desmoche", players=["Ana", "Beto"])._get_recognizer()
     assert m.config.several_packs and not d.config.several_packs
-    assert m.band.min == 22.0 and d.band.min < 22.0
+    assert m.band.min == d.band.min == 28.0 and not m.fast_classifier and not d.fast_classifier
     assert m.config.reuse_scale_frames == d.config.reuse_scale_frames == 4
+    quick = MachineSettings(quick=True)
+    mq = TableSession(source="synthetic", game="marriage", players=["Ana", "Beto"], machine=quick)._get_recognizer()
+    dq = TableSession(source="synthetic", game="desmoche", players=["Ana", "Beto"], machine=quick)._get_recognizer()
+    assert mq.band.min == 22.0 and dq.band.min < 22.0 and mq.fast_classifier
 
 
 # ------------------------------------------------------------------------------ unread and overcounted cards

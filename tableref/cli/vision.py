@@ -148,7 +148,7 @@ def load_recognizer(models: str | None, threads: int = 2, min_confidence: float 
 
     ``photos``: the settings for single photos (``photo_preset``: small indices read enlarged
     further); else a camera's (what ``bench-detect`` uses). The environment's choices
-    (``MachineSettings``: TABLEREF_BACKEND, TABLEREF_CLASSIFIER) apply; ``backend`` other than
+    (``MachineSettings``: TABLEREF_BACKEND, TABLEREF_READING) apply; ``backend`` other than
     "auto" overrides TABLEREF_BACKEND.
     """
     try:
@@ -167,7 +167,7 @@ def load_recognizer(models: str | None, threads: int = 2, min_confidence: float 
         changes["backend"] = backend
     if min_confidence is not None:
         changes["min_card_confidence"] = min_confidence
-    cfg = photo_preset(**changes) if photos else camera_preset(**changes)
+    cfg = photo_preset(**changes) if photos else camera_preset(quick=machine.quick, **changes)
     try:
         return CardRecognizer(models, threads=threads, config=cfg)
     except ModelError as exc:

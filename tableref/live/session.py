@@ -620,7 +620,7 @@ class TableSession:
             # a fixed camera over this game's table: a count of laid-down hands reads small
             # indices enlarged, several packs let identical cards lie side by side
             config = live_table_preset(count=self.spec.count_scan, several_packs=not self.spec.one_pack,
-                                       **machine.config_changes())
+                                       quick=machine.quick, **machine.config_changes())
             self._recognizer = CardRecognizer(threads=machine.threads, config=config)
         return self._recognizer
 

@@ -8,7 +8,7 @@ uses it (``plan``, ``memo``, ``images``). The presets:
   settings, what is kept from frame to frame, and what the game's table needs;
 * :func:`photo_preset`: single photos (``tableref detect``, ``tableref evaluate``).
 
-How the models run on this machine (the backend, the full classifier for a camera, the threads)
+How the models run on this machine (the backend, the quick reading for a slow machine, the threads)
 is :class:`MachineSettings`, which the command line reads from the environment once and passes in.
 """
 from __future__ import annotations
@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class RecognizerConfig:
-    """Thresholds and scale policy; the defaults are a camera's (:func:`camera_preset`)."""
+    """Thresholds and scale policy; the defaults are the quick reading of a camera's frames
+    (:func:`camera_preset` with ``quick=True``; the presets read at photo quality)."""
 
     det_conf: float = 0.25          # detector score to consider a box at all
     nms_iou: float = 0.5
@@ -58,8 +59,8 @@ class RecognizerConfig:
     tta_max_crops: int = 16         # read each crop turned too when there are at most this many (0 = never)
     # with more crops, read those whose top probability is below this turned too (0 = never)
     tta_uncertain: float = 0.6
-    # the quarter turns at which a crop is read again (the turned vote): a camera's frames on its two
-    # sides (90° and 270°), photos upside down as well. On every real measure the two quarter turns
+    # the quarter turns at which a crop is read again (the turned vote): the quick reading on its two
+    # sides (90° and 270°), photo quality upside down as well. On every real measure the two quarter turns
     # read exactly as all three (the real 720p fan frame, the 296 real photos as camera frames) for
     # a sixth fewer classifier runs a frame; the half turn alone is cheaper still but lost a card on
     # the real photos and a Marriage count of the rendered evaluation
@@ -68,14 +69,14 @@ class RecognizerConfig:
     # fraction about its centre, and the two readings averaged: in a tight fan the square
     # crop holds the neighbours' ranks and suits, the tighter one less of them (0 = never)
     tight_reread: float = 0.7
-    # ... and that tighter crop read turned too (``vote_turns``): photos; a camera's frames read it
+    # ... and that tighter crop read turned too (``vote_turns``): photo quality; the quick reading reads it
     # once (the same cards on every real measure, 14 fewer classifier runs for the real 720p fan frame)
     tight_turned: bool = False
     # an index read unsure from the box the detector scored best is read again from the box the
     # turned pass (or the plain one) put on it, which the merge of the two passes set aside; a
     # different card read there is kept as a reading of its own, and the assembly decides. The
     # best-scored box is not always the best placed: in a tight fan one box can sit half on the
-    # neighbour's index. Costs classifier runs on the unsure indices: on for photos
+    # neighbour's index. Costs classifier runs on the unsure indices: on at photo quality
     rival_reread: bool = False
     # video from a fixed camera: an index found where one was read in the last frame, whose picture
     # there has not changed since (``memo.reading_unchanged``), keeps that reading instead of being
@@ -87,9 +88,7 @@ class RecognizerConfig:
     # boxes found then, for at most ``memo.REUSE_MAX_FRAMES`` frames in a row
     reuse_views: bool = False
     # read the crops with the fast classifier (recognition.json "fast_file": a slimmer network, about
-    # a quarter of the full one's work a crop) where the models have one: a camera's frames, whose
-    # cards the tracker sees again in the next frames; a single photo has no next frame and is read
-    # with the full one
+    # a quarter of the full one's work a crop) where the models have one: the quick reading
     fast_classifier: bool = True
     precision: str = "auto"         # "auto": int8 copies where valid, else float; "fp32"; "int8"
     # "auto": OpenVINO where installed and checked on these models, else ONNX Runtime; "onnxruntime";
@@ -101,48 +100,57 @@ class RecognizerConfig:
         return dataclasses.replace(self, **changes)
 
 
-# a photo is read once and nobody waits for the next frame: where its indices come out under
-# PHOTO_INDEX_PX[0] px at the detector's scale it is read again enlarged to about PHOTO_INDEX_PX[1]
-# px. A camera's frames keep the faster band of recognition.json (16-20 px). In tight fans the
-# indices read at ~20 px are missed more often: the real 720p fanned frame gives 44 of 51 cards at
-# 20 px and 48 at 32 px (as the 1200 px photo of it), for about 40 % more time; the 296 real
-# rank-only photos read the same (their indices are larger).
+# The recogniser reads a camera's frames and photos alike at photo quality: where the indices come
+# out under PHOTO_INDEX_PX[0] px at the detector's scale, the picture is read again enlarged to about
+# PHOTO_INDEX_PX[1] px, in one piece up to PHOTO_RECT_PIXELS (a 1080p frame enlarged), with the full
+# classifier and every extra look (the rival boxes, the half turn, the tighter crop turned too).
+# On the real fanned deal's 720p frame that reads 48 of 51 cards in 61 ms, against 42 in 23 ms for
+# the quick reading below, and keeps 0.94 of them under a defocus of 1.5 px (the quick reading: 0.71)
+# (``python scripts/bench_camera.py --only frames``).
 PHOTO_INDEX_PX = (28.0, 32.0)
-# ... and read in one piece up to this many pixels (a 1080p photo enlarged), not in tiles
 PHOTO_RECT_PIXELS = 2_200_000
-PHOTO = dict(index_px_min=PHOTO_INDEX_PX[0], index_px_target=PHOTO_INDEX_PX[1], max_rect_pixels=PHOTO_RECT_PIXELS,
-             fast_classifier=False, rival_reread=True, vote_turns=(1, 2, 3), tight_turned=True,
-             doubt_contradicted=False)
+PHOTO_QUALITY = dict(index_px_min=PHOTO_INDEX_PX[0], index_px_target=PHOTO_INDEX_PX[1],
+                     max_rect_pixels=PHOTO_RECT_PIXELS, fast_classifier=False, rival_reread=True,
+                     vote_turns=(1, 2, 3), tight_turned=True)
+# a photo is read once: a card one of its own corners doubts is kept (no next frame settles it)
+PHOTO = dict(PHOTO_QUALITY, doubt_contradicted=False)
+
+# The quick reading (``RecognizerConfig``'s own defaults; ``TABLEREF_READING=quick`` for a camera on
+# a slow machine): the detector's own band of recognition.json (16-20 px), the fast classifier
+# (about a quarter of the full one's work a crop), two quarter turns and no rival boxes.
 
 # a fixed camera over a live table: the enlarged views that read the table are chosen anew once a
 # second (5 analysed frames), not every frame; a view (the frame, or a tile of it) whose picture
 # has not changed since the detector read it keeps the boxes found then, and an index whose
 # picture has not changed keeps its reading
 LIVE_VIDEO = dict(reuse_scale_frames=4, reuse_views=True, reuse_readings=True)
-# a table decided by a per-seat count of laid-down hands (Marriage: 21 cards a seat in overlapped
-# strips, and no hurry): read enlarged whenever its indices come out under 22 px (about a quarter
-# more time per frame; on rendered counts 111 of 129 seats exact, not 103)
+# the quick reading of a table decided by a per-seat count of laid-down hands (Marriage: 21 cards a
+# seat in overlapped strips, and no hurry): read enlarged whenever its indices come out under 22 px
+# (the photo-quality reading enlarges them further anyway)
 COUNT_TABLE = dict(index_px_min=22.0, index_px_target=26.0, max_rect_pixels=2_200_000)
 
 
-def camera_preset(**changes) -> RecognizerConfig:
-    """A camera's frames read one at a time (``tableref bench-detect``); ``changes`` set any field."""
-    return RecognizerConfig(**changes)
+def camera_preset(*, quick: bool = False, **changes) -> RecognizerConfig:
+    """A camera's frames read one at a time (``tableref bench-detect``), at photo quality
+    (``PHOTO_QUALITY``) or ``quick``; ``changes`` set any field."""
+    return RecognizerConfig(**{**({} if quick else PHOTO_QUALITY), **changes})
 
 
 def photo_preset(**changes) -> RecognizerConfig:
-    """Single photos (``tableref detect``, ``tableref evaluate``): small indices read enlarged further
-    than in a camera's frames (``PHOTO_INDEX_PX``), with the full classifier and every extra look;
-    ``changes`` set any field."""
+    """Single photos (``tableref detect``, ``tableref evaluate``): photo quality, and a card one of
+    its corners doubts is kept (``PHOTO``); ``changes`` set any field."""
     return RecognizerConfig(**{**PHOTO, **changes})
 
 
-def live_table_preset(*, count: bool = False, several_packs: bool = False, **changes) -> RecognizerConfig:
-    """A fixed camera over a live table (``LIVE_VIDEO``). ``count``: the table is decided by a
-    per-seat count of laid-down hands (``COUNT_TABLE``); ``several_packs``: identical cards may lie
-    side by side; ``changes`` set any field."""
-    return RecognizerConfig(**{**LIVE_VIDEO, **(COUNT_TABLE if count else {}),
-                               **({"several_packs": True} if several_packs else {}), **changes})
+def live_table_preset(*, count: bool = False, several_packs: bool = False, quick: bool = False,
+                      **changes) -> RecognizerConfig:
+    """A fixed camera over a live table (``LIVE_VIDEO``), at photo quality or ``quick``. ``count``:
+    the table is decided by a per-seat count of laid-down hands (the quick reading enlarges its
+    indices: ``COUNT_TABLE``); ``several_packs``: identical cards may lie side by side; ``changes``
+    set any field."""
+    reading = (COUNT_TABLE if count else {}) if quick else PHOTO_QUALITY
+    return RecognizerConfig(**{**LIVE_VIDEO, **reading, **({"several_packs": True} if several_packs else {}),
+                               **changes})
 
 
 @dataclass(frozen=True)
@@ -150,7 +158,7 @@ class MachineSettings:
     """How the models run on this machine, as the environment asks (read once, by the command line)."""
 
     backend: str = "auto"           # TABLEREF_BACKEND: auto, onnxruntime or openvino
-    full_classifier: bool = False   # TABLEREF_CLASSIFIER=full: a camera's frames read with the full classifier
+    quick: bool = False             # TABLEREF_READING=quick: a camera's frames read quick (a slow machine)
     threads: int = 2                # TABLEREF_ORT_THREADS: CPU threads of each network (the live session)
 
     @classmethod
@@ -164,9 +172,12 @@ class MachineSettings:
             raise ValueError(f"TABLEREF_ORT_THREADS must be a whole number, not {threads!r}") from None
         if n < 0:
             raise ValueError(f"TABLEREF_ORT_THREADS must be 0 (the runtime's choice) or more, not {n}")
-        return cls(backend=environ.get("TABLEREF_BACKEND", "auto") or "auto",
-                   full_classifier=environ.get("TABLEREF_CLASSIFIER", "fast") == "full", threads=n)
+        reading = (environ.get("TABLEREF_READING", "") or "full").strip().lower()
+        if reading not in ("full", "quick"):
+            raise ValueError(f"TABLEREF_READING must be full or quick, not {reading!r}")
+        return cls(backend=environ.get("TABLEREF_BACKEND", "auto") or "auto", quick=reading == "quick", threads=n)
 
     def config_changes(self) -> dict:
-        """The :class:`RecognizerConfig` fields these settings set."""
-        return {"backend": self.backend, **({"fast_classifier": False} if self.full_classifier else {})}
+        """The :class:`RecognizerConfig` fields these settings set (the reading is chosen with the
+        preset: ``camera_preset(quick=...)``, ``live_table_preset(quick=...)``)."""
+        return {"backend": self.backend}

@@ -24,7 +24,7 @@ from tableref.vision.recognition.helper import HelperThread
 from tableref.vision.recognition.images import ensure_bgr, sharpness
 from tableref.vision.recognition.memo import FrameMemo
 from tableref.vision.recognition.plan import ScalePlan
-from tableref.vision.recognition.presets import RecognizerConfig
+from tableref.vision.recognition.presets import RecognizerConfig, camera_preset
 from tableref.vision.recognition.reader import IndexReader
 from tableref.vision.recognition.spec import read_spec
 from tableref.vision.recognition.timing import RecognitionStats
@@ -46,7 +46,7 @@ class CardRecognizer:
     def __init__(self, models_dir: str | Path | None = None, threads: int = 2,
                  config: RecognizerConfig | None = None):
         self.models_dir = Path(models_dir) if models_dir else default_models_dir()
-        self.config = config = config or RecognizerConfig()
+        self.config = config = config or camera_preset()
         keep_freed_memory()
         self.spec = spec = read_spec(self.models_dir)
         # the fast classifier where asked for and present (models without one read with the full one)

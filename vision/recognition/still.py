@@ -1,13 +1,14 @@
-"""A still table read again at photo quality, in a background thread beside the camera loop.
+"""A still table read again afresh, in a background thread beside the camera loop.
 
-A camera's frames are read fast (``live_table_preset``: indices at a smaller scale, the fast
-classifier, fewer extra looks); a photo is read slower and better (``photo_preset``: the real
-fanned deal's 720p frame 42 of 51 cards against 48). Once a part of the table has been still,
-the live session hands :class:`StillReader` that part of the newest frame; it is read with the
-photo settings on one thread of its own while the camera loop goes on with the other core, and
-the cards found come back (in the frame's pixels) as evidence for the tracker
-(:meth:`vision.tracking.TableTracker.add_photo_readings`). One region at a time: while a
-reading is under way, new requests are refused (the next still moment asks again).
+A camera's frames are read at photo quality too (``live_table_preset``), but a fixed camera's
+loop keeps what it read where the picture has not changed (the boxes of an unchanged view, the
+reading of an unchanged index) and reads one frame at a time as the camera gives them. Once a part
+of the table has been still, the live session hands :class:`StillReader` that part of the newest
+frame; it is read afresh with the photo settings, on its own scale plan for that region, on one
+thread of its own while the camera loop goes on with the other core, and the cards found come back
+(in the frame's pixels) as evidence for the tracker that weighs a camera look several times
+(:meth:`vision.tracking.TableTracker.add_photo_readings`). One region at a time: while a reading is
+under way, new requests are refused (the next still moment asks again).
 
     reader = StillReader()
     if reader.submit(frame, (x1, y1, x2, y2), t):       # False while busy
