@@ -4,6 +4,7 @@
     python scripts/bench_camera.py                       # everything (7-25 minutes on 2 shared cores)
     python scripts/bench_camera.py --quick               # a short run: 40 photos, 20-frame feeds
     python scripts/bench_camera.py --only frames         # the single-frame table only (or: --only live)
+    python scripts/bench_camera.py --only live --game desmoche    # the live feeds on a one-pack table
     python scripts/bench_camera.py --models DIR --json out.json
 
 Data (never trained on): ``--real-table DIR`` (default ``../shared/data/real-table`` beside the
@@ -14,7 +15,8 @@ centred). Its labels give every card's visible corner indices. ``--rank-photos D
 ranks only.
 
 1. **One frame at a time** (``--only frames``): each frame under each condition, read with a camera's
-   settings (``camera_preset()``, as `tableref bench-detect` reads one). Sizes are for a 720-line frame
+   settings (``camera_preset()``, as `tableref bench-detect` reads one; a real-table frame, one full
+   pack, as a one-pack table reads it: ``one_pack``). Sizes are for a 720-line frame
    and scale with the frame's height (a 540-line photo is blurred by 0.75 x the sigma). A card is
    **read** when a reported card of its value has an index box on one of its labelled indices (the
    rank photos: a reported card of its rank has its centre inside the labelled card); a reported card
@@ -23,8 +25,8 @@ ranks only.
    turned into a fixed camera's feed (``datasets/camera_effects.py`` ``camera_feed``: sway up to 3 px,
    1 % scale breathing, gain flicker, sensor noise, JPEG, a hand passing over the table for 4 frames)
    under three conditions (clean, defocus sigma 1.5, dim: light x 0.5), fed at 10 frames/s through
-   the live table session as ``tableref watch`` runs it: a 4-seat Marriage table whose zones cover
-   the picture. The cards of the table the session publishes at the end are scored (unread cards, whose
+   the live table session as ``tableref watch`` runs it: a 4-seat Marriage table (``--game desmoche``:
+   a Desmoche table, one pack) whose zones cover the picture. The cards of the table the session publishes at the end are scored (unread cards, whose
    label is not decided yet, are counted apart: shown to the host, never judged): a card is right
    when one of its labelled indices lies in its box (grown by 15 % and 4 px; the rank photos: its
    centre in a labelled card of its rank).
@@ -49,7 +51,7 @@ from tableref.training.evaluation import DatasetError, Truth, load_rank_labels, 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 FRAME_SIZE = (1280, 720)
 FEED_FPS = 10.0
-LIVE_GAME, LIVE_SEATS = "marriage", 4
+LIVE_GAMES, LIVE_SEATS = ("marriage", "desmoche"), 4
 
 
 # --------------------------------------------------------------------------- the real pictures
@@ -206,18 +208,21 @@ class Tally:
 
 
 def single_frames(sets: dict[str, list[Picture]], models: str | None, seed: int) -> dict:
-    """{set: {condition: Tally}} over every picture and condition, camera settings."""
+    """{set: {condition: Tally}} over every picture and condition, camera settings (a fully labelled
+    real-table frame is one pack: read as a one-pack table, ``one_pack``)."""
     from tqdm import tqdm
 
     from tableref.vision.recognition import CardRecognizer, camera_preset
 
-    rec = CardRecognizer(models, config=camera_preset())
+    any_pack = CardRecognizer(models, config=camera_preset())
+    one_pack = CardRecognizer(models, config=camera_preset(one_pack=True))
     out: dict[str, dict[str, Tally]] = {}
     total = sum(len(p) for p in sets.values()) * len(CONDITIONS)
     with tqdm(total=total, desc="single frames", unit="frame") as bar:
         for set_name, pics in sets.items():
             tallies = out.setdefault(set_name, {c: Tally() for c in CONDITIONS})
             for k, pic in enumerate(pics):
+                rec = one_pack if pic.indices is not None else any_pack
                 for j, (cond, effect) in enumerate(CONDITIONS.items()):
                     rng = np.random.default_rng([seed, k, j])
                     img, m = effect(pic.image, rng)
@@ -240,12 +245,12 @@ FEED_CONDITIONS = {
 }
 
 
-def live_feed(pic: Picture, settings: ce.FeedSettings, seed: int):
+def live_feed(pic: Picture, settings: ce.FeedSettings, seed: int, game: str = LIVE_GAMES[0]):
     """The cards the live session publishes after the feed of ``pic``: those with a label, and the
     unread ones (a label not decided yet)."""
     from tableref.live.session import TableSession
 
-    session = TableSession(source=pic.name, game=LIVE_GAME, seats=LIVE_SEATS, realtime=False, loop=False,
+    session = TableSession(source=pic.name, game=game, seats=LIVE_SEATS, realtime=False, loop=False,
                            auto_finish=False)
     # the camera loop's own path (the session's recogniser and settings as watch builds them, blurred
     # frames skipped, the still table re-read at photo quality beside it), at the camera's pace
@@ -260,7 +265,7 @@ def live_feed(pic: Picture, settings: ce.FeedSettings, seed: int):
     return [c for c in cards if c.card], [c for c in cards if not c.card]
 
 
-def live_feeds(sets: dict[str, list[Picture]], frames: int, seed: int) -> dict:
+def live_feeds(sets: dict[str, list[Picture]], frames: int, seed: int, game: str = LIVE_GAMES[0]) -> dict:
     """{set: {condition: {"labelled", "read", "reported", "wrong", "unread"}}} over every picture's feed."""
     from tqdm import tqdm
 
@@ -273,7 +278,7 @@ def live_feeds(sets: dict[str, list[Picture]], frames: int, seed: int) -> dict:
             for k, pic in enumerate(pics):
                 for cond, change in FEED_CONDITIONS.items():
                     settings = ce.FeedSettings(frames=frames, **change)
-                    cards, unread = live_feed(pic, settings, seed=seed * 1000 + k)
+                    cards, unread = live_feed(pic, settings, seed=seed * 1000 + k, game=game)
                     found, wrong = score_table(pic, cards)
                     t = tallies[cond]
                     t["labelled"] += pic.labelled
@@ -301,11 +306,11 @@ def frames_report(res: dict) -> str:
     return "\n".join(lines)
 
 
-def live_report(res: dict, sets: dict[str, list[Picture]], frames: int) -> str:
+def live_report(res: dict, sets: dict[str, list[Picture]], frames: int, game: str = LIVE_GAMES[0]) -> str:
     lines = []
     for set_name, tallies in res.items():
         lines += ["", f"{set_name}: live feeds of {len(sets[set_name])} pictures, {frames} frames each at "
-                      f"{FEED_FPS:g} frames/s, the live session ({LIVE_SEATS}-seat {LIVE_GAME}, zones covering the picture)",
+                      f"{FEED_FPS:g} frames/s, the live session ({LIVE_SEATS}-seat {game}, zones covering the picture)",
                   "", "| condition | cards reported | cards read | share of the truth | cards wrong | unread cards |",
                   "|---|---|---|---|---|---|"]
         for cond, t in tallies.items():
@@ -332,6 +337,9 @@ def main(argv=None) -> int:
     p.add_argument("--feed-photos", type=int, default=12, metavar="N",
                    help="live feeds: this many rank photos besides the real-table frames (default 12)")
     p.add_argument("--frames", type=int, default=40, metavar="N", help="frames in a live feed (default 40)")
+    p.add_argument("--game", choices=LIVE_GAMES, default=LIVE_GAMES[0],
+                   help="live feeds: the table the session referees (default marriage: three packs, so a "
+                        "label read twice is not questioned; desmoche: one pack)")
     p.add_argument("--models", metavar="DIR", help="models folder (default: the committed models)")
     p.add_argument("--seed", type=int, default=0, help="seed of the effects (default 0)")
     p.add_argument("--json", metavar="FILE", help="also write the results here")
@@ -370,8 +378,8 @@ def main(argv=None) -> int:
     if a.only in (None, "live"):
         sample = photos[:: max(1, math.ceil(len(photos) / a.feed_photos))][: a.feed_photos] if a.feed_photos else []
         sets = {k: v for k, v in (("real-table frames", table), ("rank photos", sample)) if v}
-        res = live_feeds(sets, a.frames, a.seed)
-        print(live_report(res, sets, a.frames))
+        res = live_feeds(sets, a.frames, a.seed, a.game)
+        print(live_report(res, sets, a.frames, a.game))
         results["live"] = res
     print(f"\n{time.time() - t0:.0f} s; load average {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
     if a.json:

@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from tableref.vision.recognition import camera_preset
+from tableref.vision.recognition import camera_preset, photo_preset
 from tableref.vision.recognition.confidence import reported_cards, unsure_cards
 from tableref.vision.recognition.still import StillReader
 from tableref.vision.types import DetectedCard
@@ -93,3 +93,19 @@ def test_a_card_one_of_its_own_corners_contradicts_is_not_reported():
     ace = DetectedCard("AD", 0.9, (200, 0, 300, 140), indices=[(200, 0, 210, 20), (290, 120, 300, 140)])
     sure, unsure = split_cards([seven, ace], camera_preset(), set(), corners + agree, names)
     assert [c.card for c in sure] == ["AD"] and [c.card for c in unsure] == ["7H"]
+    # a photo keeps it (no next frame settles it)
+    assert [c.card for c in split_cards([seven, ace], photo_preset(), set(), corners + agree, names)[0]] == ["AD", "7H"]
+
+
+def test_a_one_pack_table_reports_a_label_read_at_two_places_once_where_it_is_surest():
+    from tableref.vision.recognition import live_table_preset
+    from tableref.vision.recognition.confidence import split_cards
+
+    ks, misread, nine = (DetectedCard("KS", 0.8, (0, 0, 10, 10)), DetectedCard("KS", 0.55, (40, 0, 50, 10)),
+                         DetectedCard("9C", 0.6, (80, 0, 90, 10)))
+    sure, unsure = split_cards([misread, ks, nine], camera_preset(one_pack=True), set())
+    assert [c.card for c in sure] == ["KS", "9C"] and sure[0] is ks and unsure == [misread]
+    # a table of unknown packs, or several (Marriage), reports both
+    assert len(split_cards([misread, ks, nine], camera_preset(), set())[0]) == 3
+    desmoche = live_table_preset(one_pack=True)
+    assert desmoche.one_pack and not live_table_preset(several_packs=True).one_pack

@@ -618,9 +618,11 @@ class TableSession:
 
             machine = self._machine or MachineSettings()
             # a fixed camera over this game's table: a count of laid-down hands reads small
-            # indices enlarged, several packs let identical cards lie side by side
+            # indices enlarged, several packs let identical cards lie side by side, one pack
+            # holds each card once
             config = live_table_preset(count=self.spec.count_scan, several_packs=not self.spec.one_pack,
-                                       quick=machine.quick, **machine.config_changes())
+                                       one_pack=self.spec.one_pack, quick=machine.quick,
+                                       **machine.config_changes())
             self._recognizer = CardRecognizer(threads=machine.threads, config=config)
         return self._recognizer
 

@@ -7,7 +7,8 @@ physical card; and :func:`split_cards` here, which reports the cards at least
 ``min_card_confidence`` sure whose own corner indices do not contradict them, and marks those that
 only repeat an earlier frame's look. A card read less sure, or (``doubt_contradicted``: a camera's
 frames, not a photo) contradicted by one of its own
-indices (the card is read 7H from a pair of corners, one of which reads KH better than 7H), is
+indices (the card is read 7H from a pair of corners, one of which reads KH better than 7H), or
+(``one_pack``: a one-pack table) a label read surer at another place of the frame, is
 never reported as a card: those at least ``unsure_confidence`` sure are passed to the live tracker
 as unsure readings (``FrameObservation.unsure``), weak evidence for a card it follows.
 """
@@ -58,12 +59,27 @@ def contradicted(cards: list[DetectedCard], readings, names: list[str]) -> set[i
     return out
 
 
+def read_twice(cards: list[DetectedCard]) -> set[int]:
+    """``id()`` of the ``cards`` whose label a surer card of the list has too (a one-pack table
+    holds each card once: all but the surest reading of a label read at two places)."""
+    seen, out = set(), set()
+    for c in sorted(cards, key=lambda c: -c.confidence):
+        if c.card in seen:
+            out.add(id(c))
+        seen.add(c.card)
+    return out
+
+
 def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: set, readings=(),
                 names: list[str] = ()) -> tuple[list[DetectedCard], list[DetectedCard]]:
     """(reported, unsure): :func:`reported_cards` less the cards their own indices contradict
-    (:func:`contradicted`), and :func:`unsure_cards` with those."""
+    (:func:`contradicted`) and, on a one-pack table (``one_pack``), the second readings of a label
+    (:func:`read_twice`); :func:`unsure_cards` with those."""
     doubted = contradicted(cards, readings, list(names)) if readings and config.doubt_contradicted else set()
     sure = [c for c in cards if c.confidence >= config.min_card_confidence and id(c) not in doubted]
+    if config.one_pack:
+        doubted |= read_twice(sure)
+        sure = [c for c in sure if id(c) not in doubted]
     unsure = [c for c in cards if c.confidence >= config.unsure_confidence
               and (c.confidence < config.min_card_confidence or id(c) in doubted)]
     return _marked(sure, repeated), _marked(unsure, repeated)

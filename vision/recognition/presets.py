@@ -53,6 +53,11 @@ class RecognizerConfig:
     turned_pass: bool = True
     outlines: bool = True           # also find lone cards by their outline and read their corners
     several_packs: bool = False     # cards of several packs (Marriage): identical cards lie side by side
+    # the cards come from one pack (a Desmoche table): a label read at two places of one frame is
+    # reported once, where it is read surest; the other readings are unsure (one of them is a
+    # misread: in tight fans a soft picture reads a neighbour's rank or suit). Unknown tables and
+    # photos (any number of packs) report every reading
+    one_pack: bool = False
     outline_layouts: int = 3        # deck layouts tried on each outline (recognition.json's first, then variants)
     tiling: bool = True
     classify_batch: int = 64
@@ -142,15 +147,15 @@ def photo_preset(**changes) -> RecognizerConfig:
     return RecognizerConfig(**{**PHOTO, **changes})
 
 
-def live_table_preset(*, count: bool = False, several_packs: bool = False, quick: bool = False,
-                      **changes) -> RecognizerConfig:
+def live_table_preset(*, count: bool = False, several_packs: bool = False, one_pack: bool = False,
+                      quick: bool = False, **changes) -> RecognizerConfig:
     """A fixed camera over a live table (``LIVE_VIDEO``), at photo quality or ``quick``. ``count``:
     the table is decided by a per-seat count of laid-down hands (the quick reading enlarges its
-    indices: ``COUNT_TABLE``); ``several_packs``: identical cards may lie side by side; ``changes``
-    set any field."""
+    indices: ``COUNT_TABLE``); ``several_packs``: identical cards may lie side by side;
+    ``one_pack``: each card is on the table once at most; ``changes`` set any field."""
     reading = (COUNT_TABLE if count else {}) if quick else PHOTO_QUALITY
     return RecognizerConfig(**{**LIVE_VIDEO, **reading, **({"several_packs": True} if several_packs else {}),
-                               **changes})
+                               **({"one_pack": True} if one_pack else {}), **changes})
 
 
 @dataclass(frozen=True)
