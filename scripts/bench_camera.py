@@ -26,8 +26,10 @@ ranks only.
    1 % scale breathing, gain flicker, sensor noise, JPEG, a hand passing over the table for 4 frames)
    under three conditions (clean, defocus sigma 1.5, dim: light x 0.5), fed at 10 frames/s through
    the live table session as ``tableref watch`` runs it: a 4-seat Marriage table (``--game desmoche``:
-   a Desmoche table, one pack) whose zones cover the picture. The cards of the table the session publishes at the end are scored (unread cards, whose
-   label is not decided yet, are counted apart: shown to the host, never judged): a card is right
+   a Desmoche table, one pack) whose zones cover the picture. The cards of the table the session
+   publishes at the end are scored; unread cards (a label not decided yet) and cards set aside (a
+   label read more often than the game's packs hold it: the session shows them to the host and never
+   counts them) are counted apart. A card is right
    when one of its labelled indices lies in its box (grown by 15 % and 4 px; the rank photos: its
    centre in a labelled card of its rank).
 """
@@ -246,8 +248,12 @@ FEED_CONDITIONS = {
 
 
 def live_feed(pic: Picture, settings: ce.FeedSettings, seed: int, game: str = LIVE_GAMES[0]):
-    """The cards the live session publishes after the feed of ``pic``: those with a label, and the
-    unread ones (a label not decided yet)."""
+    """After the feed of ``pic``, the live session's table: the cards it counts (those with a label,
+    less any label read more often than the game's packs hold it, which the session sets aside and
+    shows to the host, never counting it), the unread ones (a label not decided yet) and how many
+    it set aside."""
+    from collections import Counter
+
     from tableref.live.session import TableSession
 
     session = TableSession(source=pic.name, game=game, seats=LIVE_SEATS, realtime=False, loop=False,
@@ -261,24 +267,28 @@ def live_feed(pic: Picture, settings: ce.FeedSettings, seed: int, game: str = LI
         session.analyse_frame(frame, t)
     table = session._tracker.published if session._tracker is not None else None
     cards = table.cards if table is not None else []
+    labelled = [c for c in cards if c.card]
+    copies = Counter(c.card for c in labelled)
+    counted = [c for c in labelled if copies[c.card] <= session.spec.packs]
     # an unread card (no label: not decided yet) is shown to the host, never judged: not a reported card
-    return [c for c in cards if c.card], [c for c in cards if not c.card]
+    return counted, [c for c in cards if not c.card], len(labelled) - len(counted)
 
 
 def live_feeds(sets: dict[str, list[Picture]], frames: int, seed: int, game: str = LIVE_GAMES[0]) -> dict:
-    """{set: {condition: {"labelled", "read", "reported", "wrong", "unread"}}} over every picture's feed."""
+    """{set: {condition: {"labelled", "read", "reported", "wrong", "unread", "set_aside"}}} over every picture's feed."""
     from tqdm import tqdm
 
     out: dict[str, dict] = {}
     total = sum(len(p) for p in sets.values()) * len(FEED_CONDITIONS)
     with tqdm(total=total, desc="live feeds", unit="feed") as bar:
         for set_name, pics in sets.items():
-            tallies = out.setdefault(set_name, {c: {"labelled": 0, "read": 0, "reported": 0, "wrong": [], "unread": 0}
+            tallies = out.setdefault(set_name, {c: {"labelled": 0, "read": 0, "reported": 0, "wrong": [], "unread": 0,
+                                                      "set_aside": 0}
                                                 for c in FEED_CONDITIONS})
             for k, pic in enumerate(pics):
                 for cond, change in FEED_CONDITIONS.items():
                     settings = ce.FeedSettings(frames=frames, **change)
-                    cards, unread = live_feed(pic, settings, seed=seed * 1000 + k, game=game)
+                    cards, unread, set_aside = live_feed(pic, settings, seed=seed * 1000 + k, game=game)
                     found, wrong = score_table(pic, cards)
                     t = tallies[cond]
                     t["labelled"] += pic.labelled
@@ -286,6 +296,7 @@ def live_feeds(sets: dict[str, list[Picture]], frames: int, seed: int, game: str
                     t["reported"] += len(cards)
                     t["wrong"] += [f"{w} ({pic.name})" for w in wrong]
                     t["unread"] += len(unread)
+                    t["set_aside"] += set_aside
                     bar.update()
     return out
 
@@ -311,13 +322,13 @@ def live_report(res: dict, sets: dict[str, list[Picture]], frames: int, game: st
     for set_name, tallies in res.items():
         lines += ["", f"{set_name}: live feeds of {len(sets[set_name])} pictures, {frames} frames each at "
                       f"{FEED_FPS:g} frames/s, the live session ({LIVE_SEATS}-seat {game}, zones covering the picture)",
-                  "", "| condition | cards reported | cards read | share of the truth | cards wrong | unread cards |",
-                  "|---|---|---|---|---|---|"]
+                  "", "| condition | cards counted | cards read | share of the truth | cards wrong | unread cards | "
+                      "set aside |", "|---|---|---|---|---|---|---|"]
         for cond, t in tallies.items():
             shown = ", ".join(t["wrong"][:6]) + (" ..." if len(t["wrong"]) > 6 else "")
             lines.append(f"| {cond} | {t['reported']} | {t['read']}/{t['labelled']} | "
                          f"{t['read'] / max(t['labelled'], 1):.3f} | {len(t['wrong'])}"
-                         + (f" ({shown})" if t["wrong"] else "") + f" | {t['unread']} |")
+                         + (f" ({shown})" if t["wrong"] else "") + f" | {t['unread']} | {t['set_aside']} |")
     return "\n".join(lines)
 
 

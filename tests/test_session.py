@@ -210,7 +210,7 @@ def test_hand_over_the_table_creates_no_event():
 class _NoCards:
     """A recogniser stand-in that sees nothing (for camera-status tests only)."""
 
-    def observe(self, image, t=0.0):
+    def observe(self, image, t=0.0, sharpness=None):
         h, w = image.shape[:2]
         return FrameObservation(t, w, h, [], 1.0, False)
 
@@ -383,7 +383,7 @@ def test_a_lasting_blur_is_said_in_the_camera_status(tmp_path, cards_there):
         frames it was asked to read."""
         read = 0
 
-        def observe(self, image, t=0.0):
+        def observe(self, image, t=0.0, sharpness=None):
             Recognizer.read += 1
             s = session_mod_sharpness(image)
             soft = [DetectedCard("8C", 0.2, (10.0, 10.0, 40.0, 50.0))] if cards_there and s < 0.5 else []

@@ -814,6 +814,7 @@ class TableSession:
         from tableref.vision.types import FrameObservation
 
         tracker = self._tracker
+        s = None
         if tracker is not None and not self._waiting_clear:     # waiting for the table to be cleared: read all
             image = ensure_bgr(image)
             s = sharpness(image)
@@ -821,7 +822,7 @@ class TableSession:
             if tracker.too_blurred(s) and not peek_due:
                 return FrameObservation(t=t, width=image.shape[1], height=image.shape[0], cards=[], sharpness=s,
                                         read=False)
-        obs = rec.observe(image, t=t)
+        obs = rec.observe(image, t=t, sharpness=s)       # measured once
         self._last_read_t = t
         self._nothing_read = not obs.cards and not obs.unsure
         return obs

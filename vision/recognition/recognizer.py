@@ -21,7 +21,8 @@ from tableref.vision.recognition.confidence import split_cards
 from tableref.vision.recognition.finder import IndexFinder
 from tableref.vision.recognition.frame import FrameReading
 from tableref.vision.recognition.helper import HelperThread
-from tableref.vision.recognition.images import ensure_bgr, sharpness
+from tableref.vision.recognition.images import ensure_bgr
+from tableref.vision.recognition.images import sharpness as measure_sharpness
 from tableref.vision.recognition.memo import FrameMemo
 from tableref.vision.recognition.plan import ScalePlan
 from tableref.vision.recognition.presets import RecognizerConfig, camera_preset
@@ -97,12 +98,14 @@ class CardRecognizer:
         stats.cpu_ms_thread = (time.thread_time() - c0) * 1000
         return cards, unsure
 
-    def observe(self, image: np.ndarray, t: float = 0.0) -> FrameObservation:
-        """A :class:`FrameObservation` of one frame (its cards, with a sharpness measure)."""
+    def observe(self, image: np.ndarray, t: float = 0.0, sharpness: float | None = None) -> FrameObservation:
+        """A :class:`FrameObservation` of one frame (its cards, with a sharpness measure:
+        ``sharpness`` where the caller has measured it already, ``images.sharpness``)."""
         image = ensure_bgr(image)
         cards, unsure = self._read(image)
         h, w = image.shape[:2]
-        return FrameObservation(t=t, width=w, height=h, cards=cards, sharpness=sharpness(image), unsure=unsure)
+        s = measure_sharpness(image) if sharpness is None else float(sharpness)
+        return FrameObservation(t=t, width=w, height=h, cards=cards, sharpness=s, unsure=unsure)
 
     def warmup(self, frame_size: tuple[int, int] | None = None) -> None:
         """One run of each model on blank input (the first ONNX Runtime run is slow).
