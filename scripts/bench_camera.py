@@ -5,6 +5,7 @@
     python scripts/bench_camera.py --quick               # a short run: 40 photos, 20-frame feeds
     python scripts/bench_camera.py --only frames         # the single-frame table only (or: --only live)
     python scripts/bench_camera.py --only live --game desmoche    # the live feeds on a one-pack table
+    TABLEREF_READING=quick python scripts/bench_camera.py         # the quick reading of a slow machine
     python scripts/bench_camera.py --models DIR --json out.json
 
 Data (never trained on): ``--real-table DIR`` (default ``../shared/data/real-table`` beside the
@@ -214,10 +215,11 @@ def single_frames(sets: dict[str, list[Picture]], models: str | None, seed: int)
     real-table frame is one pack: read as a one-pack table, ``one_pack``)."""
     from tqdm import tqdm
 
-    from tableref.vision.recognition import CardRecognizer, camera_preset
+    from tableref.vision.recognition import CardRecognizer, MachineSettings, camera_preset
 
-    any_pack = CardRecognizer(models, config=camera_preset())
-    one_pack = CardRecognizer(models, config=camera_preset(one_pack=True))
+    quick = MachineSettings.from_environment(os.environ).quick      # TABLEREF_READING=quick, as watch reads it
+    any_pack = CardRecognizer(models, config=camera_preset(quick=quick))
+    one_pack = CardRecognizer(models, config=camera_preset(quick=quick, one_pack=True))
     out: dict[str, dict[str, Tally]] = {}
     total = sum(len(p) for p in sets.values()) * len(CONDITIONS)
     with tqdm(total=total, desc="single frames", unit="frame") as bar:
