@@ -4,10 +4,11 @@
 Starts the real ``tableref serve --https --source phone`` (throw-away ledger and certificate) on
 a free loopback port and plays the built-in demo video into it exactly as the Camera page
 does: log in with the PIN, then one 1280x720 JPEG (quality 80) at a time to
-``POST /api/camera/frame``, the next only when the server has answered. Prints frames sent per
+``POST /api/camera/frame``, the next only when the server has answered (a frame refused as too
+fast, 429, is followed by the wait the answer asks for, as the page waits). Prints frames sent per
 second, the analysis rate the server reported, upload round-trip p50/p95, frames dropped
-(a frame replaced before the session read it: with this pacing it stays 0, i.e. no queue) and
-the melds the table read, with ``cat /proc/loadavg``.
+(a frame replaced before the session read it: with this pacing it stays 0, i.e. no queue), frames
+refused as too fast and the melds the table read, with ``cat /proc/loadavg``.
 
     python scripts/bench_phone.py                  # 40 s
     python scripts/bench_phone.py --seconds 20 --json
@@ -107,7 +108,7 @@ def main(argv=None) -> int:
             return 2
         c.csrf = body["csrf"]
 
-        lat, sent, not_taken, last = [], 0, 0, {}
+        lat, sent, not_taken, refused, last, answer = [], 0, 0, 0, {}, {}
         t0 = time.monotonic()
         while time.monotonic() - t0 < args.seconds:
             # the picture the phone's camera shows now (the clip loops, in real time)
@@ -118,12 +119,17 @@ def main(argv=None) -> int:
                 time.sleep(last.get("retry_after_ms", 1000) / 1000)
                 t0 = time.monotonic()
                 continue
+            if status == 429:                  # faster than the server takes frames: wait, as the page does
+                refused += 1
+                time.sleep(last.get("retry_after_ms", 200) / 1000)
+                continue
             lat.append((time.perf_counter() - s) * 1000)
             if status != 200:
                 print(f"upload refused: {status} {last}", file=sys.stderr)
                 return 1
             sent += 1
             not_taken += 0 if last["taken"] else 1
+            answer = last
         wall = time.monotonic() - t0
         status, state = c.request("GET", "/api/state")
         table = state["table"]
@@ -131,9 +137,9 @@ def main(argv=None) -> int:
         lat.sort()
         out = {
             "seconds": round(wall, 1), "frames_sent": sent, "sent_per_s": round(sent / wall, 2),
-            "analysed_fps_reported": last.get("analysed_fps"), "frames_analysed": table.get("frames_analysed"),
-            "ms_per_frame": table.get("ms_per_frame"), "dropped": last.get("dropped"),
-            "not_taken_in_time": not_taken,
+            "analysed_fps_reported": answer.get("analysed_fps"), "frames_analysed": table.get("frames_analysed"),
+            "ms_per_frame": table.get("ms_per_frame"), "dropped": answer.get("dropped"),
+            "not_taken_in_time": not_taken, "refused_too_fast": refused,
             "upload_ms_p50": round(lat[len(lat) // 2], 1), "upload_ms_p95": round(lat[int(len(lat) * 0.95) - 1], 1),
             "camera": table["camera"]["status"], "melds_read": melds,
             "loadavg": Path("/proc/loadavg").read_text().strip() if Path("/proc/loadavg").exists() else "",
