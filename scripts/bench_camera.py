@@ -49,12 +49,13 @@ import cv2
 import numpy as np
 
 from tableref.datasets import camera_effects as ce
+from tableref.games import GAMES
 from tableref.training.evaluation import DatasetError, Truth, load_rank_labels, match, on_index_label
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 FRAME_SIZE = (1280, 720)
 FEED_FPS = 10.0
-LIVE_GAMES, LIVE_SEATS = ("marriage", "desmoche"), 4
+LIVE_GAME, LIVE_SEATS = "marriage", 4      # the live feeds' table by default (any of tableref.games)
 
 
 # --------------------------------------------------------------------------- the real pictures
@@ -249,7 +250,7 @@ FEED_CONDITIONS = {
 }
 
 
-def live_feed(pic: Picture, settings: ce.FeedSettings, seed: int, game: str = LIVE_GAMES[0]):
+def live_feed(pic: Picture, settings: ce.FeedSettings, seed: int, game: str = LIVE_GAME):
     """After the feed of ``pic``, the live session's table: the cards it counts (those with a label,
     less any label read more often than the game's packs hold it, which the session sets aside and
     shows to the host, never counting it), the unread ones (a label not decided yet) and how many
@@ -276,7 +277,7 @@ def live_feed(pic: Picture, settings: ce.FeedSettings, seed: int, game: str = LI
     return counted, [c for c in cards if not c.card], len(labelled) - len(counted)
 
 
-def live_feeds(sets: dict[str, list[Picture]], frames: int, seed: int, game: str = LIVE_GAMES[0]) -> dict:
+def live_feeds(sets: dict[str, list[Picture]], frames: int, seed: int, game: str = LIVE_GAME) -> dict:
     """{set: {condition: {"labelled", "read", "reported", "wrong", "unread", "set_aside"}}} over every picture's feed."""
     from tqdm import tqdm
 
@@ -319,7 +320,7 @@ def frames_report(res: dict) -> str:
     return "\n".join(lines)
 
 
-def live_report(res: dict, sets: dict[str, list[Picture]], frames: int, game: str = LIVE_GAMES[0]) -> str:
+def live_report(res: dict, sets: dict[str, list[Picture]], frames: int, game: str = LIVE_GAME) -> str:
     lines = []
     for set_name, tallies in res.items():
         lines += ["", f"{set_name}: live feeds of {len(sets[set_name])} pictures, {frames} frames each at "
@@ -350,7 +351,7 @@ def main(argv=None) -> int:
     p.add_argument("--feed-photos", type=int, default=12, metavar="N",
                    help="live feeds: this many rank photos besides the real-table frames (default 12)")
     p.add_argument("--frames", type=int, default=40, metavar="N", help="frames in a live feed (default 40)")
-    p.add_argument("--game", choices=LIVE_GAMES, default=LIVE_GAMES[0],
+    p.add_argument("--game", choices=sorted(GAMES), default=LIVE_GAME,
                    help="live feeds: the table the session referees (default marriage: three packs, so a "
                         "label read twice is not questioned; desmoche: one pack)")
     p.add_argument("--models", metavar="DIR", help="models folder (default: the committed models)")
