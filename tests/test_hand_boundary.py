@@ -342,9 +342,9 @@ def _analyse(s, reader, picture, observations):
     return evs
 
 
-def test_a_table_cleared_mid_hand_is_seen_empty_although_it_looks_blurred():
-    """Through the camera loop's path (blurred frames skipped): an undecided hand's table cleared for
-    2.5 s is set aside, since a frame is read now and then through the 'blur' of the bare cloth."""
+def _undecided_hand_through_the_camera_loop():
+    """A session that has read, through the camera loop's path, a hand laid but not yet decided:
+    (session, its scripted reader, the observations read, the bare table's picture)."""
     sc, obs = _observations(3, 0.0)
     first = _session(sc.players)
     for o in obs:
@@ -353,6 +353,13 @@ def test_a_table_cleared_mid_hand_is_seen_empty_although_it_looks_blurred():
     busy, bare = _pictures()
     s, reader = _session(sc.players), _ScriptedReader({})
     _analyse(s, reader, busy, undecided)
+    return s, reader, undecided, bare
+
+
+def test_a_table_cleared_mid_hand_is_seen_empty_although_it_looks_blurred():
+    """Through the camera loop's path (blurred frames skipped): an undecided hand's table cleared for
+    2.5 s is set aside, since a frame is read now and then through the 'blur' of the bare cloth."""
+    s, reader, undecided, bare = _undecided_hand_through_the_camera_loop()
     assert s.decided == [] and any(seat["melds"] for seat in s.snapshot()["seats"])
     looks = len(reader.looked_at)
     evs = _analyse(s, reader, bare, _empty(undecided[-1].t + 0.1, 2.5))
@@ -364,14 +371,7 @@ def test_a_table_cleared_mid_hand_is_seen_empty_although_it_looks_blurred():
 def test_a_blurred_table_with_cards_on_it_is_not_taken_for_a_cleared_one():
     """The same hand under a long blur: the frames read through it find only unsure readings (cards
     too soft to name), which keep the hand going."""
-    sc, obs = _observations(3, 0.0)
-    first = _session(sc.players)
-    for o in obs:
-        first.feed_observation(o)
-    undecided = [o for o in obs if o.t < first.decided[0]["t"] - 1.0]
-    busy, bare = _pictures()
-    s, reader = _session(sc.players), _ScriptedReader({})
-    _analyse(s, reader, busy, undecided)
+    s, reader, undecided, bare = _undecided_hand_through_the_camera_loop()
     soft = [replace(o, unsure=[replace(d, confidence=0.3) for d in undecided[-1].cards])
             for o in _empty(undecided[-1].t + 0.1, 3 * CLEAR_TABLE_SECONDS)]
     evs = _analyse(s, reader, bare, soft)
