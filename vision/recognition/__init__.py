@@ -3,7 +3,8 @@
 Rooms: ``presets`` (the settings: a camera's, a live table's, a photo's), ``spec`` (the model
 files' ``recognition.json``), ``plan`` (the views and scales a frame is read at), ``finder``
 (the detector's side), ``reader`` and ``looks`` (the classifier's side and its extra looks),
-``confidence`` (which cards are reported), ``memo`` (what is kept from one frame to the next),
+``confidence`` (which cards are reported), ``ink`` (the colour of an index's ink against its
+suit's), ``memo`` (what is kept from one frame to the next),
 ``frame`` (one frame's state), ``helper`` (the helper thread), ``timing`` (what a reading did),
 ``images`` (the pictures taken), and ``recognizer``, which wires them::
 

@@ -8,12 +8,15 @@ physical card; and :func:`split_cards` here, which reports the cards at least
 only repeat an earlier frame's look. A card read less sure, or (``doubt_contradicted``: a camera's
 frames, not a photo) contradicted by one of its own
 indices (the card is read 7H from a pair of corners, one of which reads KH better than 7H), or
-(``one_pack``: a one-pack table) a label read surer at another place of the frame, is
+(``one_pack``: a one-pack table) a label read surer at another place of the frame, or
+(``doubt_ink``) a card whose ink says its suit's colour is wrong (``ink``: a club read as a
+diamond where its index is printed plainly black), is
 never reported as a card: those at least ``unsure_confidence`` sure are passed to the live tracker
 as unsure readings (``FrameObservation.unsure``), weak evidence for a card it follows.
 """
 from __future__ import annotations
 
+from tableref.vision.recognition import ink
 from tableref.vision.recognition.presets import RecognizerConfig
 from tableref.vision.types import DetectedCard
 
@@ -70,12 +73,23 @@ def read_twice(cards: list[DetectedCard]) -> set[int]:
     return out
 
 
+def wrong_ink(cards: list[DetectedCard], image) -> set[int]:
+    """``id()`` of the ``cards`` whose index ink says their suit's colour is wrong (``ink.contradicts``;
+    nothing in a picture without colour)."""
+    if image is None or not cards or not ink.has_colour(image):
+        return set()
+    return {id(c) for c in cards if ink.contradicts(image, c.indices, c.card)}
+
+
 def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: set, readings=(),
-                names: list[str] = ()) -> tuple[list[DetectedCard], list[DetectedCard]]:
+                names: list[str] = (), image=None) -> tuple[list[DetectedCard], list[DetectedCard]]:
     """(reported, unsure): :func:`reported_cards` less the cards their own indices contradict
-    (:func:`contradicted`) and, on a one-pack table (``one_pack``), the second readings of a label
+    (:func:`contradicted`), those whose ink does (``doubt_ink``, with the BGR ``image``:
+    :func:`wrong_ink`) and, on a one-pack table (``one_pack``), the second readings of a label
     (:func:`read_twice`); :func:`unsure_cards` with those."""
     doubted = contradicted(cards, readings, list(names)) if readings and config.doubt_contradicted else set()
+    if config.doubt_ink:
+        doubted |= wrong_ink([c for c in cards if c.confidence >= config.min_card_confidence], image)
     sure = [c for c in cards if c.confidence >= config.min_card_confidence and id(c) not in doubted]
     if config.one_pack:
         doubted |= read_twice(sure)

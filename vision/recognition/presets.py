@@ -34,6 +34,9 @@ class RecognizerConfig:
     # passed on as an unsure reading (``confidence.contradicted``): a camera's frames, where other
     # looks follow; a photo is read once and keeps such a card
     doubt_contradicted: bool = True
+    # a card whose index ink plainly says its suit's colour is wrong (a club read as a diamond where
+    # the ink is black) is not reported, only passed on as an unsure reading (``ink``)
+    doubt_ink: bool = True
     det_score_power: float = 0.7    # weight of the detector score in a card's confidence (score ** power)
     # index size band (longer side, detector input pixels) the detector reads best;
     # None = take it from recognition.json or use the built-in default (``plan.index_band``)

@@ -1,0 +1,99 @@
+"""The colour of an index's ink, measured against its card's paper: red, black, or not told.
+
+Hearts and diamonds are printed in red, spades and clubs in black (a four-colour deck prints
+diamonds blue and clubs green). The classifier reads suits by shape, so that a dim, warm or
+colourless picture is still read; a soft picture then confuses ♣ with ♦ where the ink plainly says
+black. This module says what the ink says, and only where it says it plainly:
+
+* each pixel's **absorption** is how much of the paper's light it takes, per channel
+  (``(paper - pixel) / paper``, the paper being the box's brightest pixels): a ratio, so a dim,
+  warm or tinted light changes nothing, and blur only mixes ink with paper, which keeps the
+  ratio between channels;
+* black (or navy, or grey) ink takes the three channels alike; red ink takes green and blue, not
+  red; blue and green inks are coloured too, never neutral;
+* an index box reads **black** when its ink, weighted to its darkest pixels, takes the three
+  channels within ``NEUTRAL_SPREAD`` of each other and hardly any of its pixels is red
+  (``NEUTRAL_RED_SHARE``) or pale red (``NEUTRAL_TINT``: a pink print); **red** when its ink takes
+  red less than ``RED_RATIO`` of green and blue and most of its ink pixels are red (``RED_SHARE``);
+  else (faint, mixed: a neighbour's glyph in the box) it tells nothing.
+
+Measured on the real pictures read as camera frames under the nine conditions of
+``scripts/bench_camera.py --only frames``: of the fanned deal's readings it holds back both 9C
+read 9D and no right card; of the 296 rank photos', 23: 6 of a wrong rank (printed text, a dark
+patch) and 17 of the right rank whose indices, looked at, are spades or clubs read as diamonds
+(the photos label ranks only). A picture without colour (a grey-scale camera) tells nothing
+(:func:`has_colour`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+RED_SUITS = frozenset("HD")
+
+PAPER_PERCENTILE = 85       # the box's pixels at least this bright (by percentile) are its paper
+INK_DARKNESS = 0.2          # a pixel taking this much of the paper's light (mean of the channels) is ink
+MIN_INK_PIXELS = 6
+MIN_DARKEST = 0.12          # a box whose darkest pixel takes less than this holds no ink to speak of
+RED_PIXEL = 0.7             # an ink pixel is red when it takes red less than this share of green and blue
+NEUTRAL_SPREAD = 1.10       # black ink: the channels' absorptions within this factor of each other ...
+NEUTRAL_RED_SHARE = 0.05    # ... and at most this share of its ink pixels red ...
+TINT = 0.1                  # (a pixel taking this much green and blue, and less red, is tinted red: pale ink)
+NEUTRAL_TINT = 0.5          # ... and fewer pixels tinted red than this share of its ink pixels
+RED_RATIO = 0.5             # red ink: red absorbed less than this share of green and blue ...
+RED_SHARE = 0.6             # ... and at least this share of its ink pixels red
+COLOUR_SIDE = 160           # has_colour looks at about this many pixels across
+COLOUR_CHROMA = 24          # a pixel whose channels differ by this much is coloured ...
+COLOUR_SHARE = 0.002        # ... and a picture with this share of such pixels has colour
+
+BLACK, RED = "black", "red"
+
+
+def has_colour(image: np.ndarray) -> bool:
+    """Whether a BGR picture has colour at all (a grey-scale camera's has none: its ink tells nothing)."""
+    h, w = image.shape[:2]
+    step = max(1, max(h, w) // COLOUR_SIDE)
+    px = image[::step, ::step].reshape(-1, 3)
+    chroma = px.max(axis=1).astype(np.int16) - px.min(axis=1)
+    return float(np.count_nonzero(chroma >= COLOUR_CHROMA)) >= COLOUR_SHARE * len(chroma)
+
+
+def ink_colour(image: np.ndarray, box) -> str | None:
+    """``"black"``, ``"red"`` or None (not told) for the ink in ``box`` (x1, y1, x2, y2, pixels of
+    the BGR ``image``)."""
+    h, w = image.shape[:2]
+    x1, y1 = max(0, int(box[0] + 0.5)), max(0, int(box[1] + 0.5))
+    x2, y2 = min(w, int(box[2] + 0.5)), min(h, int(box[3] + 0.5))
+    if x2 - x1 < 3 or y2 - y1 < 3:
+        return None
+    px = image[y1:y2, x1:x2].reshape(-1, 3).astype(np.float32)
+    lum = px.sum(axis=1)
+    k = (len(lum) * PAPER_PERCENTILE) // 100
+    paper = px[lum >= np.partition(lum, k)[k]].mean(axis=0) + 1.0
+    absorbed = 1.0 - px / paper                      # B, G, R: the share of the paper's light taken
+    dark = absorbed.sum(axis=1) / 3
+    ink = dark > INK_DARKNESS
+    n_ink = int(np.count_nonzero(ink))
+    if n_ink < MIN_INK_PIXELS or dark.max() < MIN_DARKEST:
+        return None
+    weight = np.maximum(dark, 0.0) ** 2
+    taken = weight @ absorbed / weight.sum()          # B, G, R, weighted to the darkest pixels
+    green_blue = (absorbed[:, 0] + absorbed[:, 1]) * 0.5
+    reddish = absorbed[:, 2] < RED_PIXEL * green_blue
+    red_share = np.count_nonzero(reddish & ink) / n_ink
+    tinted = np.count_nonzero(reddish & (green_blue > TINT))
+    if taken.min() > 0 and taken.max() / taken.min() < NEUTRAL_SPREAD and red_share <= NEUTRAL_RED_SHARE \
+            and tinted < NEUTRAL_TINT * n_ink:
+        return BLACK
+    if taken[2] < RED_RATIO * (taken[0] + taken[1]) / 2 and red_share >= RED_SHARE:
+        return RED
+    return None
+
+
+def contradicts(image: np.ndarray, boxes, card: str) -> bool:
+    """Whether the ink of a card's index ``boxes`` says its suit's colour is wrong: a heart or diamond
+    whose indices read black and none red, a spade or club whose indices read red and none black."""
+    if not card or not boxes:
+        return False
+    colours = {ink_colour(image, b) for b in boxes}
+    mine, other = (RED, BLACK) if card[-1] in RED_SUITS else (BLACK, RED)
+    return other in colours and mine not in colours
