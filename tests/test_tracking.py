@@ -574,6 +574,20 @@ def test_unsure_readings_keep_a_card_in_sight_but_never_make_one():
     assert not any(tr.label == "QH" for tr in p.tr.tracks)
 
 
+def test_a_doubted_reading_however_sure_never_decides_a_card():
+    """A reading the recogniser did not report (its own corner or its ink doubts it) is an unsure
+    reading even at a high confidence: it makes the card unread, never its label."""
+    p = Player(jitter=0)
+    p.run([det("9C", 500, 600, conf=0.5)], 2.0)
+    assert [c.card for c in p.tr.published.cards] == ["9C"]
+    doubted = [det("9D", 500, 600, conf=0.9)]
+    for _ in range(40):              # 8 s of frames where the card is read only as a doubted 9D
+        p.last = p.tr.update(FrameObservation(t=p.t, width=FRAME[0], height=FRAME[1], cards=[], unsure=doubted))
+        p.t += 1.0 / FPS
+    assert all(tr.reading != "9D" for tr in p.tr.tracks)
+    assert [c.card for c in p.tr.published.cards] in (["9C"], [""])
+
+
 def test_photo_quality_looks_settle_an_unread_card_and_make_no_card_of_their_own():
     def table_after(photo_looks):
         p = Player(jitter=0)

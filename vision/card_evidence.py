@@ -6,7 +6,8 @@ again in every frame, so the looks are combined per position, never per label:
 
 * a look is **clear** when its confidence reaches ``CLEAR_CONFIDENCE`` (what the recogniser
   reports as a card), a **photo** look (the still table read again with the photo settings)
-  counts ``PHOTO_WEIGHT`` looks;
+  counts ``PHOTO_WEIGHT`` looks; an unsure reading (one the recogniser did not report, however
+  sure: its own corner or its ink doubts it) adds to its label's support, never a clear look;
 * a label **counts** when it has a clear look and nothing at this position contradicts it: every
   other label has at most ``1 / DECISIVE`` of its summed confidence, over its clear looks and
   over all its looks (a label once decided keeps it while it leads by ``KEEP``). A
@@ -47,15 +48,18 @@ class CardEvidence:
     clear: dict[str, float] = field(default_factory=dict)     # summed confidence of the clear looks per label
     looks: int = 0
 
-    def add(self, label: str, confidence: float, weight: float = 1.0) -> None:
-        """One fresh look read ``label`` with ``confidence`` (``weight``: PHOTO_WEIGHT for a photo look)."""
+    def add(self, label: str, confidence: float, weight: float = 1.0, clear: bool = True) -> None:
+        """One fresh look read ``label`` with ``confidence`` (``weight``: PHOTO_WEIGHT for a photo look;
+        ``clear=False``: an unsure reading, one the recogniser did not report as a card however sure
+        it was (its own corner or its ink doubts it): it weighs against other labels, never for its own
+        as a clear look)."""
         if self.decay < 1.0:
             for d in (self.support, self.clear):
                 for k in d:
                     d[k] *= self.decay
         confidence = float(confidence)
         self.support[label] = self.support.get(label, 0.0) + weight * confidence
-        if confidence >= CLEAR_CONFIDENCE:
+        if clear and confidence >= CLEAR_CONFIDENCE:
             self.clear[label] = self.clear.get(label, 0.0) + weight * confidence
         self.looks += 1
         self.label = self._decide()

@@ -333,7 +333,7 @@ class TableTracker:
                 tr.missed_clear = 0.0
                 if sharp and not obs.occluded and d.fresh:
                     tr.evidence.decay = self.vote_decay
-                    tr.evidence.add(d.card, d.confidence)
+                    tr.evidence.add(d.card, d.confidence, clear=False)
                 matched_weak.add(tr.id)
         # unmatched tracks: age them (only in clear frames for confirmed ones)
         keep_ids = set()
