@@ -205,7 +205,7 @@ def _layout_columns(layouts: tuple[IndexGeometry, ...]) -> tuple[np.ndarray, ...
             column(lambda g: math.atan2(g.diag_vec[1], g.diag_vec[0])))
 
 
-def _layout_fits(layouts: list[IndexGeometry], vx, vy, si, sj, box_aspect) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def layout_fits(layouts: list[IndexGeometry], vx, vy, si, sj, box_aspect) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """How well pairs of index centres ``(vx, vy)`` apart, of sizes ``si``, ``sj`` (arrays, one entry a
     pair), fit one card of each of ``layouts``: (cost, theta, card width px), each (layouts, pairs),
     cost inf where they cannot be its two corners. The longer box side approximates the index
@@ -305,7 +305,7 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
     # the best deck layout for each pair (the first on a tie), all pairs at once
     vx, vy = centres[jj, 0] - centres[ii, 0], centres[jj, 1] - centres[ii, 1]
     si, sj = sizes[ii], sizes[jj]
-    costs, thetas, widths = _layout_fits(layouts, vx, vy, si, sj, np.sqrt(aspects[ii] * aspects[jj]))
+    costs, thetas, widths = layout_fits(layouts, vx, vy, si, sj, np.sqrt(aspects[ii] * aspects[jj]))
     best = costs.argmin(axis=0)
     fitted = np.isfinite(costs[best, rows])
     foreign = (q.max(axis=1) >= FOREIGN_PROB) & (np.array([r.score for r in readings]) >= FOREIGN_SCORE)

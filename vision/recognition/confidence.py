@@ -10,12 +10,20 @@ frames, not a photo) contradicted by one of its own
 indices (the card is read 7H from a pair of corners, one of which reads KH better than 7H), or
 (``one_pack``: a one-pack table) a label read surer at another place of the frame, or
 (``doubt_ink``) a card whose ink says its suit's colour is wrong (``ink``: a club read as a
-diamond where its index is printed plainly black), is
+diamond where its index is printed plainly black), or (with ``doubt_contradicted``) a card read from
+an index cut by the picture's edge that is not plainly sure (:func:`cut_by_edge`), or two lone
+corners of one card lying apart that name different cards (:func:`lone_corners_disagree`: the turned
+corner of a KH read 7H), is
 never reported as a card: those at least ``unsure_confidence`` sure are passed to the live tracker
 as unsure readings (``FrameObservation.unsure``), weak evidence for a card it follows.
 """
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
+from tableref.vision.assembly import layout_fits
 from tableref.vision.recognition import ink
 from tableref.vision.recognition.presets import RecognizerConfig
 from tableref.vision.types import DetectedCard
@@ -73,6 +81,77 @@ def read_twice(cards: list[DetectedCard]) -> set[int]:
     return out
 
 
+# a card read from an index that the picture's edge cuts (its box within EDGE_PX of the border) is
+# reported only this sure: part of the index is not in the picture (on the rank photos such readings
+# were 0.2-0.51 sure and wrong, cards read right from an index at the edge 0.69 and more)
+CUT_INDEX_CONFIDENCE = 0.6
+EDGE_PX = 1.0
+
+
+def cut_by_edge(cards: list[DetectedCard], image_size: tuple[int, int], min_confidence: float) -> set[int]:
+    """``id()`` of the ``cards`` one of whose indices touches the edge of a picture ``image_size``
+    (w, h) that are less than :data:`CUT_INDEX_CONFIDENCE` sure."""
+    w, h = image_size
+    out = set()
+    for c in cards:
+        if c.confidence >= max(CUT_INDEX_CONFIDENCE, min_confidence):
+            continue
+        if any(min(x1, y1, w - x2, h - y2) <= EDGE_PX for x1, y1, x2, y2 in c.indices):
+            out.add(id(c))
+    return out
+
+
+# a lone corner read at least this sure is not doubted by a disagreeing corner opposite (on the rank
+# photos, lone indices read 0.65 sure and more were all right; two cards lying apart that each show
+# one index, read 0.74-0.86 sure, can lie as one card's corners do)
+SURE_CORNER = 0.65
+# the layouts whose printed corners lie at least this many index heights apart (centre to centre)
+MIN_DIAGONAL = 2.5
+
+
+def lone_corners_disagree(cards: list[DetectedCard], readings, geometry) -> set[int]:
+    """``id()`` of the one-index ``cards`` that are one of the two corners of a card lying apart whose
+    corners name different cards, and are not plainly sure (under :data:`SURE_CORNER`). Two lone
+    indices are the corners of one card when each is the other's nearest index of about its size in
+    the frame (``readings``: every index read, so an index of a fan or a meld always has a nearer
+    neighbour) and they lie as a card's printed corners do (``geometry``'s layouts, as the assembly
+    pairs corners). One of the two readings is wrong: those not plainly sure are doubted. (Two cards lying
+    apart that each show one index can lie so too: a plainly sure reading is not doubted, and two are
+    taken as two cards.)"""
+    lone = [c for c in cards if len(c.indices) == 1 and c.quad is None]
+    if len(lone) < 2 or geometry is None or not len(readings):
+        return set()
+    # not the jumbo-index layouts: two cards' indices side by side lie as close as their corners
+    layouts = [g for g in geometry.layouts() if math.hypot(*g.diag_vec) / g.index_size[1] >= MIN_DIAGONAL]
+    boxes = np.array([c.indices[0] for c in lone], dtype=np.float64)
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2.0
+    sizes = np.maximum((boxes[:, 2:] - boxes[:, :2]).max(axis=1), 1e-6)
+    every = np.array([r.centre for r in readings], dtype=np.float64).reshape(-1, 2)
+    every_size = np.array([r.size for r in readings], dtype=np.float64)
+    # each lone index's nearest other index of the frame (itself: within half its size), of an
+    # index's size beside it (not a speck)
+    d_all = np.hypot(centres[:, None, 0] - every[None, :, 0], centres[:, None, 1] - every[None, :, 1])
+    ratio = every_size[None, :] / sizes[:, None]
+    tol = geometry.size_tolerance
+    d_all[(d_all <= 0.5 * sizes[:, None]) | (ratio < 1.0 / tol) | (ratio > tol)] = np.inf
+    nearest = d_all.min(axis=1)
+    d = np.hypot(centres[:, None, 0] - centres[None, :, 0], centres[:, None, 1] - centres[None, :, 1])
+    # the pairs that are each other's nearest (a tenth's slack for a second box on one index)
+    ii, jj = np.nonzero(np.triu((d <= nearest[:, None] / 0.9) & (d <= nearest[None, :] / 0.9), k=1))
+    out = set()
+    for i, j in zip(ii.tolist(), jj.tolist()):
+        if lone[i].card == lone[j].card or min(lone[i].confidence, lone[j].confidence) >= SURE_CORNER:
+            continue
+        (vx, vy), bi, bj = centres[j] - centres[i], boxes[i], boxes[j]
+        aspect = math.sqrt(max(bi[2] - bi[0], 1e-6) / max(bi[3] - bi[1], 1e-6)
+                           * max(bj[2] - bj[0], 1e-6) / max(bj[3] - bj[1], 1e-6))
+        cost, _theta, _w = layout_fits(layouts, np.array([vx]), np.array([vy]), sizes[i:i + 1],
+                                       sizes[j:j + 1], np.array([aspect]))
+        if np.isfinite(cost).any():
+            out.update(id(c) for c in (lone[i], lone[j]) if c.confidence < SURE_CORNER)
+    return out
+
+
 def wrong_ink(cards: list[DetectedCard], image) -> set[int]:
     """``id()`` of the ``cards`` whose index ink says their suit's colour is wrong (``ink.contradicts``;
     nothing in a picture without colour)."""
@@ -82,12 +161,20 @@ def wrong_ink(cards: list[DetectedCard], image) -> set[int]:
 
 
 def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: set, readings=(),
-                names: list[str] = (), image=None) -> tuple[list[DetectedCard], list[DetectedCard]]:
+                names: list[str] = (), image=None, geometry=None) -> tuple[list[DetectedCard], list[DetectedCard]]:
     """(reported, unsure): :func:`reported_cards` less the cards their own indices contradict
-    (:func:`contradicted`), those whose ink does (``doubt_ink``, with the BGR ``image``:
+    (:func:`contradicted`; with the BGR ``image``, also a cut index: :func:`cut_by_edge`; with the
+    deck's index ``geometry``, also two lone corners of one card: :func:`lone_corners_disagree`),
+    those whose ink does (``doubt_ink``, with the BGR ``image``:
     :func:`wrong_ink`) and, on a one-pack table (``one_pack``), the second readings of a label
     (:func:`read_twice`); :func:`unsure_cards` with those."""
     doubted = contradicted(cards, readings, list(names)) if readings and config.doubt_contradicted else set()
+    if config.doubt_contradicted:
+        if image is not None:
+            doubted |= cut_by_edge(cards, (image.shape[1], image.shape[0]), config.min_card_confidence)
+        if readings:
+            doubted |= lone_corners_disagree([c for c in cards if c.confidence >= config.min_card_confidence],
+                                             readings, geometry)
     if config.doubt_ink:
         doubted |= wrong_ink([c for c in cards if c.confidence >= config.min_card_confidence], image)
     sure = [c for c in cards if c.confidence >= config.min_card_confidence and id(c) not in doubted]

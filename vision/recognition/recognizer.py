@@ -93,7 +93,8 @@ class CardRecognizer:
         if self.config.outlines:
             cards = merge_outline_cards(cards, self._outline_cards(frame, cards), self.config.min_card_confidence)
             stats.ms_outlines = (time.perf_counter() - t2) * 1000
-        cards, unsure = split_cards(cards, self.config, frame.repeated, readings, self.names, frame.image)
+        cards, unsure = split_cards(cards, self.config, frame.repeated, readings, self.names, frame.image,
+                                    self.geometry)
         stats.ms_total = (time.perf_counter() - t0) * 1000
         stats.cpu_ms_thread = (time.thread_time() - c0) * 1000
         return cards, unsure

@@ -1,0 +1,79 @@
+"""Readings a camera's frame does not report as cards (``vision.recognition.confidence``): an index
+cut by the picture's edge, and the two disagreeing corners of one card lying apart."""
+from __future__ import annotations
+
+import numpy as np
+
+from tableref.vision.index_layout import IndexGeometry, IndexReading
+from tableref.vision.recognition import camera_preset, photo_preset
+from tableref.vision.recognition.confidence import split_cards
+from tableref.vision.types import DetectedCard
+
+GEO = IndexGeometry()           # a card 1.4 times as high as wide, indices at top-left and bottom-right
+PICTURE = np.full((720, 1280, 3), 90, np.uint8)
+
+
+def lone(card: str, conf: float, box) -> DetectedCard:
+    return DetectedCard(card, conf, tuple(box), indices=[tuple(box)])
+
+
+def reading(box) -> IndexReading:
+    return IndexReading(tuple(float(v) for v in box), 0.9, np.full(3, 1 / 3))
+
+
+def corners(width: float = 200.0, at=(300.0, 200.0)):
+    """The two index boxes of an upright card ``width`` px wide whose top-left corner is ``at``."""
+    x, y = at
+    h = width * GEO.aspect
+    iw, ih = GEO.w * width, GEO.h * h
+    tl = (x + GEO.cx * width - iw / 2, y + GEO.cy * h - ih / 2)
+    br = (x + width - GEO.cx * width - iw / 2, y + h - GEO.cy * h - ih / 2)
+    return [(a, b, a + iw, b + ih) for a, b in (tl, br)]
+
+
+def test_an_index_cut_by_the_edge_is_reported_only_when_plainly_sure():
+    cut = lone("KD", 0.45, (0, 11, 23, 49))
+    sure, unsure = split_cards([cut], camera_preset(), set(), image=PICTURE)
+    assert sure == [] and unsure == [cut]
+    whole = lone("KD", 0.45, (3, 11, 26, 49))                   # clear of the edge
+    assert split_cards([whole], camera_preset(), set(), image=PICTURE)[0] == [whole]
+    plain = lone("KS", 0.72, (150, 690, 200, 720))               # at the bottom edge, plainly sure
+    assert split_cards([plain], camera_preset(), set(), image=PICTURE)[0] == [plain]
+    # a two-corner card one of whose corners is cut, read unsure
+    pair = DetectedCard("2D", 0.51, (136, 0, 161, 72), indices=[(136, 0, 146, 17), (152, 57, 161, 72)])
+    assert split_cards([pair], camera_preset(), set(), image=PICTURE)[1] == [pair]
+    # a photo is read once: what it reads is kept
+    assert split_cards([cut], photo_preset(), set(), image=PICTURE)[0] == [cut]
+
+
+def test_two_lone_corners_of_one_card_that_disagree_are_both_doubted():
+    tl, br = corners()
+    king, seven = lone("KH", 0.63, tl), lone("7H", 0.62, br)
+    readings = [reading(tl), reading(br)]
+    sure, unsure = split_cards([king, seven], camera_preset(), set(), readings, image=PICTURE, geometry=GEO)
+    assert sure == [] and set(map(id, unsure)) == {id(king), id(seven)}
+    # without the deck's geometry nothing is known of corners
+    assert len(split_cards([king, seven], camera_preset(), set(), readings, geometry=None)[0]) == 2
+
+
+def test_a_plainly_sure_corner_stands_and_its_unsure_opposite_is_doubted():
+    tl, br = corners()
+    king, seven = lone("KH", 0.8, tl), lone("7H", 0.55, br)
+    sure, unsure = split_cards([king, seven], camera_preset(), set(), [reading(tl), reading(br)], geometry=GEO)
+    assert sure == [king] and unsure == [seven]
+    # two plainly sure readings are two cards lying apart that each show one index
+    nine = lone("9H", 0.86, br)
+    assert len(split_cards([king, nine], camera_preset(), set(), [reading(tl), reading(br)], geometry=GEO)[0]) == 2
+
+
+def test_corners_with_a_nearer_index_between_are_not_one_card():
+    tl, br = corners()
+    king, seven = lone("KH", 0.6, tl), lone("7H", 0.6, br)
+    # a third index nearer to the king than the seven is (a fan, a meld): not a card lying apart
+    near = (tl[0] + 30, tl[1] + 20, tl[2] + 30, tl[3] + 20)
+    readings = [reading(tl), reading(br), reading(near)]
+    assert len(split_cards([king, seven], camera_preset(), set(), readings, geometry=GEO)[0]) == 2
+    # nor two indices too close for a card's corners
+    far_apart = lone("7H", 0.6, (tl[0] + 40, tl[1], tl[2] + 40, tl[3]))
+    assert len(split_cards([king, far_apart], camera_preset(), set(), [reading(tl), reading(far_apart.box)],
+                           geometry=GEO)[0]) == 2
