@@ -89,3 +89,24 @@ def test_a_card_whose_ink_contradicts_its_suit_is_an_unsure_reading():
     assert split_cards([misread], camera_preset(doubt_ink=False), set(), image=img)[0] == [misread]
     right = DetectedCard("9C", 0.8, (40, 20, 150, 119), indices=[box])
     assert split_cards([right], camera_preset(), set(), image=img)[0] == [right]
+
+
+def test_the_ink_confirms_a_reading_of_its_colour_and_never_picks_one():
+    names = ["9C", "9D", "9S", "2H", "none"]
+    img, box = index_picture(BLACK_INK)
+    soft_img = soft(img)
+    probs = np.array([[0.43, 0.21, 0.19, 0.07, 0.10],     # 9C, half taken for a 9D: the ink is black
+                      [0.20, 0.45, 0.15, 0.10, 0.10],     # read red where the ink is black: left alone
+                      [0.12, 0.11, 0.10, 0.12, 0.55]])    # a shrug: left alone
+    out = ink.steer(soft_img, [box] * 3, probs, names)
+    assert out[0].argmax() == 0 and out[0][0] > 0.55
+    assert out[0][1] == 0.0 and out[0][3] == 0.0 and out[0][4] == pytest.approx(0.10)
+    assert out[0].sum() == pytest.approx(1.0)
+    np.testing.assert_array_equal(out[1:], probs[1:])
+    # red ink confirms the red reading
+    red_img, red_box = index_picture(RED_INK)
+    out = ink.steer(soft(red_img), [red_box], probs[1:2], names)
+    assert out[0][0] == 0.0 and out[0][2] == 0.0 and out[0][1] > 0.6
+    # a picture without colour tells nothing
+    grey = cv2.cvtColor(cv2.cvtColor(soft_img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    np.testing.assert_array_equal(ink.steer(grey, [box] * 3, probs, names), probs)

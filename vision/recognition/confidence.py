@@ -152,16 +152,17 @@ def lone_corners_disagree(cards: list[DetectedCard], readings, geometry) -> set[
     return out
 
 
-def wrong_ink(cards: list[DetectedCard], image) -> set[int]:
+def wrong_ink(cards: list[DetectedCard], image, memo: dict | None = None) -> set[int]:
     """``id()`` of the ``cards`` whose index ink says their suit's colour is wrong (``ink.contradicts``;
-    nothing in a picture without colour)."""
+    nothing in a picture without colour; ``memo``: the inks measured already, ``ink.measured``)."""
     if image is None or not cards or not ink.has_colour(image):
         return set()
-    return {id(c) for c in cards if ink.contradicts(image, c.indices, c.card)}
+    return {id(c) for c in cards if ink.contradicts(image, c.indices, c.card, memo)}
 
 
 def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: set, readings=(),
-                names: list[str] = (), image=None, geometry=None) -> tuple[list[DetectedCard], list[DetectedCard]]:
+                names: list[str] = (), image=None, geometry=None,
+                ink_memo: dict | None = None) -> tuple[list[DetectedCard], list[DetectedCard]]:
     """(reported, unsure): :func:`reported_cards` less the cards their own indices contradict
     (:func:`contradicted`; with the BGR ``image``, also a cut index: :func:`cut_by_edge`; with the
     deck's index ``geometry``, also two lone corners of one card: :func:`lone_corners_disagree`),
@@ -176,7 +177,7 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
             doubted |= lone_corners_disagree([c for c in cards if c.confidence >= config.min_card_confidence],
                                              readings, geometry)
     if config.doubt_ink:
-        doubted |= wrong_ink([c for c in cards if c.confidence >= config.min_card_confidence], image)
+        doubted |= wrong_ink([c for c in cards if c.confidence >= config.min_card_confidence], image, ink_memo)
     sure = [c for c in cards if c.confidence >= config.min_card_confidence and id(c) not in doubted]
     if config.one_pack:
         doubted |= read_twice(sure)

@@ -36,6 +36,7 @@ class FrameReading:
         # aside, each beside the box kept on its index (``plan.ScalePlan.merge_turned``)
         self.rivals: tuple | None = None
         self.repeated: set = set()   # the index boxes whose readings were kept from the last frame
+        self.inks: dict = {}         # the index boxes' ink measured (``ink.measured``)
         self._helper = helper
         self._lock = threading.Lock()
         # what is wanted of the helper and not started yet

@@ -44,6 +44,8 @@ RED_SHARE = 0.6             # ... and at least this share of its ink pixels red
 COLOUR_SIDE = 160           # has_colour looks at about this many pixels across
 COLOUR_CHROMA = 24          # a pixel whose channels differ by this much is coloured ...
 COLOUR_SHARE = 0.002        # ... and a picture with this share of such pixels has colour
+STEER_SHARE = 0.03          # steer: a reading is measured when the other colour holds this share of it ...
+STEER_TOP = 0.3             # ... and its top card is at least this likely
 
 BLACK, RED = "black", "red"
 
@@ -89,11 +91,69 @@ def ink_colour(image: np.ndarray, box) -> str | None:
     return None
 
 
-def contradicts(image: np.ndarray, boxes, card: str) -> bool:
+def measured(image: np.ndarray, box, memo: dict | None = None) -> str | None:
+    """:func:`ink_colour`, kept in ``memo`` (a dict for one picture: box -> colour) when given."""
+    if memo is None:
+        return ink_colour(image, box)
+    key = tuple(float(v) for v in box)
+    if key not in memo:
+        memo[key] = ink_colour(image, box)
+    return memo[key]
+
+
+def contradicts(image: np.ndarray, boxes, card: str, memo: dict | None = None) -> bool:
     """Whether the ink of a card's index ``boxes`` says its suit's colour is wrong: a heart or diamond
-    whose indices read black and none red, a spade or club whose indices read red and none black."""
+    whose indices read black and none red, a spade or club whose indices read red and none black
+    (``memo``: see :func:`measured`)."""
     if not card or not boxes:
         return False
-    colours = {ink_colour(image, b) for b in boxes}
+    colours = {measured(image, b, memo) for b in boxes}
     mine, other = (RED, BLACK) if card[-1] in RED_SUITS else (BLACK, RED)
     return other in colours and mine not in colours
+
+
+def suit_colours(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Masks over ``names`` (the classifier's labels): the red cards' and the black cards' columns
+    (``none`` and anything without a suit in neither)."""
+    red = np.array([bool(n) and n != "none" and n[-1] in RED_SUITS for n in names])
+    black = np.array([bool(n) and n != "none" and n[-1] in "SC" for n in names])
+    return red, black
+
+
+def steer(image: np.ndarray, boxes, probs: np.ndarray, names: list[str], memo: dict | None = None) -> np.ndarray:
+    """The classifier's ``probs`` (one row a box of ``boxes``) with what the ink plainly says, where
+    it confirms the classifier's own reading: where the top card of a row, at least
+    :data:`STEER_TOP` likely, has the colour the index's ink reads, the other colour's share goes to
+    the cards of that colour, so that a 9C whose soft ♣ the classifier half takes for a ♦ is read
+    9C surely. A reading the ink contradicts is left as it is (its card is doubted:
+    :func:`contradicts`), and so is a shrug (printed text, a pattern): the ink does not pick a card
+    the classifier did not. The chance of ``none`` is kept; only rows where the other colour holds
+    at least :data:`STEER_SHARE` of the cards' share are measured; a picture without colour, or an
+    ink not told, changes nothing. A new array where anything changed (``memo``: see :func:`measured`)."""
+    if probs is None or len(probs) == 0 or image is None or not has_colour(image):
+        return probs
+    red, black = suit_colours(list(names))
+    cards = red | black
+    mass = probs[:, cards].sum(axis=1)
+    r_share = probs[:, red].sum(axis=1) / np.maximum(mass, 1e-9)
+    top = probs.argmax(axis=1)
+    top_p = probs[np.arange(len(probs)), top]
+    mixed = np.flatnonzero((np.minimum(r_share, 1.0 - r_share) >= STEER_SHARE) & (mass > 0) & cards[top]
+                           & (top_p >= STEER_TOP))
+    if len(mixed) == 0:
+        return probs
+    out = probs.copy()
+    for k in mixed.tolist():
+        colour = measured(image, boxes[k], memo)
+        if colour is None:
+            continue
+        keep = black if colour == BLACK else red
+        if not keep[top[k]]:
+            continue            # the ink contradicts the reading: left to ``contradicts``
+        row = out[k]
+        kept = row[keep].sum()
+        if kept <= 0:
+            continue
+        row[keep] *= mass[k] / kept
+        row[cards & ~keep] = 0.0
+    return out

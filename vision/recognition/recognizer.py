@@ -17,6 +17,7 @@ import numpy as np
 
 from tableref.vision.assembly import IndexReading, assemble
 from tableref.vision.outlines import merge_outline_cards, read_outline_cards
+from tableref.vision.recognition import ink
 from tableref.vision.recognition.confidence import split_cards
 from tableref.vision.recognition.finder import IndexFinder
 from tableref.vision.recognition.frame import FrameReading
@@ -94,7 +95,7 @@ class CardRecognizer:
             cards = merge_outline_cards(cards, self._outline_cards(frame, cards), self.config.min_card_confidence)
             stats.ms_outlines = (time.perf_counter() - t2) * 1000
         cards, unsure = split_cards(cards, self.config, frame.repeated, readings, self.names, frame.image,
-                                    self.geometry)
+                                    self.geometry, frame.inks)
         stats.ms_total = (time.perf_counter() - t0) * 1000
         stats.cpu_ms_thread = (time.thread_time() - c0) * 1000
         return cards, unsure
@@ -133,6 +134,8 @@ class CardRecognizer:
             probs = self.reader.classify(frame, frame.image, boxes)
         if frame.rivals is not None:
             boxes, scores, probs = self.reader.read_rivals(frame, boxes, scores, probs)
+        if self.config.doubt_ink:
+            probs = ink.steer(frame.image, boxes, probs, self.names, frame.inks)
         t2 = time.perf_counter()
         frame.stats.ms_detect = (t1 - t0) * 1000
         frame.stats.ms_classify = (t2 - t1) * 1000
