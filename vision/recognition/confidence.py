@@ -115,9 +115,9 @@ def lone_corners_disagree(cards: list[DetectedCard], readings, geometry) -> set[
     indices are the corners of one card when each is the other's nearest index of about its size in
     the frame (``readings``: every index read, so an index of a fan or a meld always has a nearer
     neighbour) and they lie as a card's printed corners do (``geometry``'s layouts, as the assembly
-    pairs corners). One of the two readings is wrong: those not plainly sure are doubted. (Two cards lying
-    apart that each show one index can lie so too: a plainly sure reading is not doubted, and two are
-    taken as two cards.)"""
+    pairs corners). One of the two readings is wrong: those not plainly sure are doubted. (Two cards
+    lying apart that each show one index can lie so too: a plainly sure reading is not doubted, and
+    two are taken as two cards.)"""
     lone = [c for c in cards if len(c.indices) == 1 and c.quad is None]
     if len(lone) < 2 or geometry is None or not len(readings):
         return set()
@@ -169,16 +169,16 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
     those whose ink does (``doubt_ink``, with the BGR ``image``:
     :func:`wrong_ink`) and, on a one-pack table (``one_pack``), the second readings of a label
     (:func:`read_twice`); :func:`unsure_cards` with those."""
+    confident = [c for c in cards if c.confidence >= config.min_card_confidence]
     doubted = contradicted(cards, readings, list(names)) if readings and config.doubt_contradicted else set()
     if config.doubt_contradicted:
         if image is not None:
             doubted |= cut_by_edge(cards, (image.shape[1], image.shape[0]), config.min_card_confidence)
         if readings:
-            doubted |= lone_corners_disagree([c for c in cards if c.confidence >= config.min_card_confidence],
-                                             readings, geometry)
+            doubted |= lone_corners_disagree(confident, readings, geometry)
     if config.doubt_ink:
-        doubted |= wrong_ink([c for c in cards if c.confidence >= config.min_card_confidence], image, ink_memo)
-    sure = [c for c in cards if c.confidence >= config.min_card_confidence and id(c) not in doubted]
+        doubted |= wrong_ink(confident, image, ink_memo)
+    sure = [c for c in confident if id(c) not in doubted]
     if config.one_pack:
         doubted |= read_twice(sure)
         sure = [c for c in sure if id(c) not in doubted]
