@@ -4,6 +4,7 @@ Training needs the optional ``train`` extra (torch, ultralytics); it is imported
 when a training command runs, so the rest of tableref works without it.
 
     tableref dataset build [--out DIR --n-train N --seed S ...]
+    tableref dataset camera-crops --out DIR [--scenes N]   (crops cut around the detector's boxes on degraded tables)
     tableref train detector   [--data DIR/detector/data.yaml] [--epochs E] [--resume]
     tableref train classifier [--data DIR/classifier] [--epochs E] [--resume]
     tableref train export detector|classifier   (re-export ONNX from the saved checkpoint)
@@ -32,6 +33,14 @@ def register(subparsers) -> None:
 
     add_arguments(b)
     b.set_defaults(func=_dataset_build)
+    cc = sub.add_parser("camera-crops", help="classifier crops as a camera gives them: rendered tables degraded, "
+                                             "indices found by the committed detector",
+                        description="Classifier crops cut around the committed detector's boxes on rendered "
+                                    "tables put through a camera's conditions (datasets/camera_crops.py).")
+    from tableref.datasets.camera_crops import add_arguments as camera_arguments
+
+    camera_arguments(cc)
+    cc.set_defaults(func=_dataset_camera_crops)
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
 
     t = subparsers.add_parser("train", help="train the card-recognition models (needs the 'train' extra)",
@@ -108,6 +117,12 @@ def _need_train_extra() -> bool:
 
 def _dataset_build(a) -> int:
     from tableref.datasets.build import run_from_args
+
+    return run_from_args(a)
+
+
+def _dataset_camera_crops(a) -> int:
+    from tableref.datasets.camera_crops import run_from_args
 
     return run_from_args(a)
 

@@ -1,0 +1,203 @@
+"""Classifier crops as a camera's frames give them: rendered tables degraded as a whole, indices
+found by the committed detector, each crop cut around the detector's own box.
+
+The classifier's usual crops (``datasets.build``) are cut around the rendered label's box, from a
+sharp 640 px scene, and a camera's effects are applied to the crop alone. A real camera blurs the
+whole frame: a tight fan's neighbouring glyphs run into the index, and the detector's box on a soft
+frame sits where the detector puts it, not where the label is. Here each scene is a 1280x720 table
+(tight fans, 21-card hands, melds) with its indices at the heights a camera over a table gives
+(about 18-50 px), put through one camera condition (defocus, motion blur, dim or warm light, a
+lamp's glare, a coarser sensor, each with sensor noise and JPEG: ``datasets.camera_effects``), and
+read by the committed recogniser's index finder (``CardRecognizer.find_indices``, a camera's
+settings). Each box it finds is labelled by the rendered index it lies on:
+
+- on an index seen enough to be read (``IndexLabel.is_label``): that card;
+- on an index mostly hidden (less than 40 % of it seen and under 60 % of its glyphs' ink), on
+  no index at all (a pip, court art, printed text): ``none``;
+- anything between: left out (neither a card nor certainly unreadable).
+
+The same boxes are also cut from the scene before the camera's effects, so a set holds the sharp
+and the soft look of each index. Output: ``<out>/classifier/{train,val}/<class>/*.png``, as
+``tableref train classifier --data`` reads it, and ``<out>/camera_crops.json`` (the recipe).
+
+    tableref dataset camera-crops --out datasets/build/camcrops --scenes 1500 --val-scenes 60
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tableref.datasets import camera_effects as ce
+
+FRAME = (1280, 720)
+INDEX_PX = (18.0, 50.0)          # printed index heights in a 720p frame of a table seen from above
+LAYOUTS = {"tightfan": 0.9, "hand21": 0.4}
+LABEL_IOU = 0.35                 # a found box on a rendered index: their overlap at least this
+HIDDEN_VISIBLE, HIDDEN_GLYPHS = 0.4, 0.6   # an index less seen than both of these is unreadable
+CLASS_NONE = "none"
+
+_STATE: dict = {}
+
+
+def _iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / u if u > 0 else 0.0
+
+
+def degrade(img: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, str]:
+    """One camera condition on a whole 720p frame: (the frame, what was done)."""
+    out, said = img, []
+    kind = rng.random()
+    if kind < 0.4:
+        s = float(rng.uniform(0.8, 2.3))
+        out, said = ce.defocus(out, s), [f"defocus {s:.1f}"]
+    elif kind < 0.65:
+        n = float(rng.uniform(3.0, 8.0))
+        out, said = ce.motion_blur(out, n, float(rng.uniform(0, 180))), [f"motion {n:.1f}"]
+    elif kind < 0.75:
+        out, said = ce.low_resolution(out, 0.5), ["640x360"]
+    if rng.random() < 0.2:
+        out = ce.glare(out, float(rng.uniform(0.03, 0.12)), rng, strength=float(rng.uniform(0.5, 1.0)))
+        said.append("glare")
+    if rng.random() < 0.4:
+        g, w = float(rng.uniform(0.45, 1.0)), float(rng.uniform(-0.3, 1.0))
+        out = ce.light(out, g, w)
+        said.append(f"light {g:.2f}")
+    out = ce.sensor_noise(out, float(rng.uniform(1.0, 6.0)), rng)
+    if rng.random() < 0.7:
+        out = ce.jpeg(out, int(rng.integers(40, 92)))
+    return out, " ".join(said) or "clean"
+
+
+def _label_of(box, indices) -> str | None:
+    """The class of a found box: the card of the readable index it lies on, ``none``, or None (unsure)."""
+    best, lab = 0.0, None
+    for ix in indices:
+        v = _iou(box, ix.box)
+        if v > best:
+            best, lab = v, ix
+    if lab is None or best < 0.1:
+        return CLASS_NONE
+    if best >= LABEL_IOU and lab.is_label():
+        return lab.card
+    if lab.visibility < HIDDEN_VISIBLE and lab.glyphs < HIDDEN_GLYPHS:
+        return CLASS_NONE
+    return None
+
+
+def _job(args):
+    out_dir, split, i, seed, decks = args
+    from tableref.datasets.scenes import DeckPool, render_scene
+    from tableref.vision.crops import index_crops
+    from tableref.vision.recognition import CardRecognizer, camera_preset
+
+    if "pool" not in _STATE:
+        _STATE["pool"] = DeckPool(decks)
+    if "rec" not in _STATE:            # one recogniser a worker process, made there
+        _STATE["rec"] = CardRecognizer(threads=1, config=camera_preset())
+    rng = np.random.default_rng(seed)
+    scene = render_scene(rng, _STATE["pool"], FRAME[0], FRAME[1], size=INDEX_PX, text_p=0.3,
+                         layout_weights=LAYOUTS)
+    soft, _ = degrade(scene.image, rng)
+    boxes, _ = _STATE["rec"].find_indices(soft)
+    counts = {"card": 0, "none": 0, "unsure": 0, "illegible": 0}
+    picked, classes = [], []
+    for b in boxes.tolist():
+        c = _label_of(b, scene.indices)
+        if c is None:
+            counts["unsure"] += 1
+            continue
+        picked.append(b)
+        classes.append(c)
+        counts["card" if c != CLASS_NONE else "none"] += 1
+    if picked:
+        # a soft crop of a card is kept only where the committed classifier reads the sharp crop of
+        # the same box as that card: what the scene itself makes illegible is not taught as a card
+        names = _STATE["rec"].names
+        sharp = _STATE["rec"].classify(scene.image, np.array(picked, np.float32), tta=False)
+        legible = [c == CLASS_NONE or names[int(sharp[k].argmax())] == c for k, c in enumerate(classes)]
+        counts["illegible"] = len(legible) - sum(legible)
+        for tag, img in (("s", soft), ("c", scene.image)):
+            for k, (crop, c) in enumerate(zip(index_crops(img, picked), classes)):
+                if tag == "s" and not legible[k]:
+                    continue
+                cv2.imwrite(str(out_dir / split / c / f"{i:06d}_{k}{tag}.png"), crop)
+    return counts
+
+
+def build(out: Path, scenes: int, val_scenes: int, seed: int, workers: int) -> dict:
+    from tqdm import tqdm
+
+    from tableref.datasets import decks as decks_mod
+    from tableref.datasets.scenes import DeckPool
+
+    names = decks_mod.available_decks(fetch=True)
+    if not names:
+        raise RuntimeError("no card decks available (see `tableref dataset build`)")
+    for n in names:
+        decks_mod.render_deck(n)
+    pool = DeckPool(names)
+    for n in names:
+        pool.deck(n)
+    _STATE["pool"] = pool            # forked workers share it
+    cls = Path(out) / "classifier"
+    for split in ("train", "val"):
+        for c in list(decks_mod.CARDS) + [CLASS_NONE]:
+            (cls / split / c).mkdir(parents=True, exist_ok=True)
+    base = seed * 1_000_003
+    jobs = [(cls, "train", i, base + i, names) for i in range(scenes)]
+    jobs += [(cls, "val", i, base + 500_000 + i, names) for i in range(val_scenes)]
+    t0, total = time.time(), {"card": 0, "none": 0, "unsure": 0, "illegible": 0}
+    ctx = mp.get_context("fork")
+    with ctx.Pool(workers) as p:
+        for r in tqdm(p.imap_unordered(_job, jobs, chunksize=2), total=len(jobs), desc="camera scenes"):
+            for k, v in r.items():   # noqa: B007
+                total[k] += v
+    recipe = {"seed": seed, "scenes": scenes, "val_scenes": val_scenes, "frame": FRAME, "index_px": INDEX_PX,
+              "layouts": LAYOUTS, "decks": names, "boxes": total, "seconds": round(time.time() - t0, 1)}
+    (Path(out) / "camera_crops.json").write_text(json.dumps(recipe, indent=1))
+    return recipe
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", required=True, help="output folder (e.g. datasets/build/camcrops)")
+    p.add_argument("--scenes", type=int, default=600, help="training scenes (default 600)")
+    p.add_argument("--val-scenes", type=int, default=40, help="validation scenes (default 40)")
+    p.add_argument("--seed", type=int, default=101, help="random seed; the same seed gives the same crops (default 101)")
+    p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="worker processes (default 2)")
+
+
+def run_from_args(a) -> int:
+    if a.scenes < 1 or a.val_scenes < 0 or a.workers < 1:
+        print("error: --scenes and --workers must be at least 1, --val-scenes at least 0", file=sys.stderr)
+        return 2
+    try:
+        r = build(Path(a.out), a.scenes, a.val_scenes, a.seed, a.workers)
+    except (RuntimeError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    b = r["boxes"]
+    print(f"wrote {a.out}: {b['card']} card and {b['none']} none boxes (each cut soft and sharp), {b['unsure']} "
+          f"left out, {b['illegible']} soft crops of cards the sharp picture does not show left out, {r['seconds']} s")
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(p)
+    return run_from_args(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""The camera's crop set: how a found box is labelled, and what a camera condition does to a frame."""
+from __future__ import annotations
+
+import numpy as np
+
+from tableref.datasets import camera_crops
+from tableref.datasets.scenes import IndexLabel
+
+
+def _index(card, box, visibility=1.0, glyphs=1.0):
+    x1, y1, x2, y2 = box
+    quad = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
+    return IndexLabel(card=card, box=box, quad=quad, visibility=visibility, height=y2 - y1, card_id=0,
+                      glyphs=glyphs)
+
+
+def test_a_box_on_a_readable_index_is_that_card():
+    indices = [_index("8H", (100, 100, 120, 140)), _index("8C", (130, 100, 150, 140))]
+    assert camera_crops._label_of((101, 102, 121, 141), indices) == "8H"
+    assert camera_crops._label_of((129, 98, 151, 139), indices) == "8C"
+
+
+def test_a_box_on_no_index_or_a_hidden_one_is_none():
+    indices = [_index("8H", (100, 100, 120, 140)), _index("KS", (300, 300, 320, 340), visibility=0.2, glyphs=0.3)]
+    assert camera_crops._label_of((500, 500, 520, 540), indices) == "none"        # a pip, text, background
+    assert camera_crops._label_of((300, 301, 320, 341), indices) == "none"        # mostly hidden
+
+
+def test_a_half_seen_index_or_a_box_half_on_one_is_left_out():
+    # neither a card nor certainly unreadable: taught as neither
+    indices = [_index("6S", (100, 100, 120, 140), visibility=0.55, glyphs=0.7)]
+    assert camera_crops._label_of((100, 100, 120, 140), indices) is None
+    indices = [_index("6S", (100, 100, 120, 140))]
+    assert camera_crops._label_of((110, 110, 132, 152), indices) is None        # overlap 0.1..0.35
+
+
+def test_a_condition_keeps_the_frame_and_is_repeatable():
+    rng = np.random.default_rng(0)
+    img = rng.integers(0, 255, (72, 128, 3), dtype=np.uint8)
+    a, what = camera_crops.degrade(img, np.random.default_rng(5))
+    b, again = camera_crops.degrade(img, np.random.default_rng(5))
+    assert a.shape == img.shape and a.dtype == np.uint8
+    assert what == again and np.array_equal(a, b)
+    assert not np.array_equal(a, img)        # sensor noise at least
