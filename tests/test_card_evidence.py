@@ -39,6 +39,17 @@ def test_a_consistent_second_label_keeps_the_position_unread():
     assert ev.label == ""
 
 
+def test_a_suit_read_unsurely_look_after_look_keeps_the_position_unread():
+    # the real fan, defocused: a 9C read 9S surely in half the looks and 9D faintly and unsurely
+    # (its ink doubts it) in the other half: little confidence, but many looks: 9S is not settled
+    ev = CardEvidence()
+    for _ in range(12):
+        ev.add("9S", 0.5)
+        ev.add("9D", 0.15, clear=False)
+    assert ev.label == ""
+    assert sorted(ev.candidates()) == ["9D", "9S"]
+
+
 def test_a_photo_look_outweighs_camera_looks():
     ev = looks(*[("9D", 0.4)] * 3)
     assert ev.label == "9D"

@@ -10,7 +10,10 @@ again in every frame, so the looks are combined per position, never per label:
   sure: its own corner or its ink doubts it) adds to its label's support, never a clear look;
 * a label **counts** when it has a clear look and nothing at this position contradicts it: every
   other label has at most ``1 / DECISIVE`` of its summed confidence, over its clear looks and
-  over all its looks (a label once decided keeps it while it leads by ``KEEP``). A
+  over all its looks, and every other label is read in at most ``1 / DECISIVE`` as many looks as it
+  (a suit read one way surely and the other way unsurely, look after look, is not settled: the
+  unsure looks weigh by their number, not only by their low confidence); a label once decided
+  keeps it while it leads by ``KEEP`` on all three. A
   position read 8C in some looks and 8H in others is **unread** (shown to the host with its
   candidates) until the evidence is decisive or the host says what it is;
 * old looks fade (``decay`` per look), so a card swapped in place is read afresh.
@@ -46,6 +49,7 @@ class CardEvidence:
     decay: float = 0.97
     support: dict[str, float] = field(default_factory=dict)   # summed confidence per label
     clear: dict[str, float] = field(default_factory=dict)     # summed confidence of the clear looks per label
+    seen: dict[str, float] = field(default_factory=dict)      # looks per label (faded as the confidence)
     looks: int = 0
 
     def add(self, label: str, confidence: float, weight: float = 1.0, clear: bool = True) -> None:
@@ -54,11 +58,12 @@ class CardEvidence:
         it was (its own corner or its ink doubts it): it weighs against other labels, never for its own
         as a clear look)."""
         if self.decay < 1.0:
-            for d in (self.support, self.clear):
+            for d in (self.support, self.clear, self.seen):
                 for k in d:
                     d[k] *= self.decay
         confidence = float(confidence)
         self.support[label] = self.support.get(label, 0.0) + weight * confidence
+        self.seen[label] = self.seen.get(label, 0.0) + weight
         if clear and confidence >= CLEAR_CONFIDENCE:
             self.clear[label] = self.clear.get(label, 0.0) + weight * confidence
         self.looks += 1
@@ -72,11 +77,12 @@ class CardEvidence:
         if best is None or self.clear[best] <= 0.0:
             return ""
         need = KEEP if best == self.label else DECISIVE
-        mine_clear, mine_support = self.clear[best], self.support.get(best, 0.0)
+        mine_clear, mine_support, mine_seen = self.clear[best], self.support.get(best, 0.0), self.seen.get(best, 0.0)
         for lab, sup in self.support.items():
             if lab == best:
                 continue
-            if need * self.clear.get(lab, 0.0) > mine_clear or need * sup > mine_support:
+            if (need * self.clear.get(lab, 0.0) > mine_clear or need * sup > mine_support
+                    or need * self.seen.get(lab, 0.0) > mine_seen):
                 return ""
         return best
 
