@@ -41,6 +41,8 @@ FRAME = (1280, 720)
 INDEX_PX = (18.0, 50.0)          # printed index heights in a 720p frame of a table seen from above
 LAYOUTS = {"tightfan": 0.9, "hand21": 0.4}
 LABEL_IOU = 0.35                 # a found box on a rendered index: their overlap at least this
+LEGIBLE_P = 0.1                  # a card's soft crop is kept where the sharp crop gives its card this much
+                                 # (or, legible="best", where its card is the sharp crop's best reading)
 HIDDEN_VISIBLE, HIDDEN_GLYPHS = 0.4, 0.6   # an index less seen than both of these is unreadable
 CLASS_NONE = "none"
 
@@ -97,7 +99,7 @@ def _label_of(box, indices) -> str | None:
 
 
 def _job(args):
-    out_dir, split, i, seed, decks = args
+    out_dir, split, i, seed, decks, layouts, models, legible_p = args
     from tableref.datasets.scenes import DeckPool, render_scene
     from tableref.vision.crops import index_crops
     from tableref.vision.recognition import CardRecognizer, camera_preset
@@ -105,10 +107,10 @@ def _job(args):
     if "pool" not in _STATE:
         _STATE["pool"] = DeckPool(decks)
     if "rec" not in _STATE:            # one recogniser a worker process, made there
-        _STATE["rec"] = CardRecognizer(threads=1, config=camera_preset())
+        _STATE["rec"] = CardRecognizer(models, threads=1, config=camera_preset())
     rng = np.random.default_rng(seed)
     scene = render_scene(rng, _STATE["pool"], FRAME[0], FRAME[1], size=INDEX_PX, text_p=0.3,
-                         layout_weights=LAYOUTS)
+                         layout_weights=layouts)
     soft, _ = degrade(scene.image, rng)
     boxes, _ = _STATE["rec"].find_indices(soft)
     counts = {"card": 0, "none": 0, "unsure": 0, "illegible": 0}
@@ -122,11 +124,15 @@ def _job(args):
         classes.append(c)
         counts["card" if c != CLASS_NONE else "none"] += 1
     if picked:
-        # a soft crop of a card is kept only where the committed classifier reads the sharp crop of
-        # the same box as that card: what the scene itself makes illegible is not taught as a card
+        # a soft crop of a card is kept only where the classifier finds that card plausible in the
+        # sharp crop of the same box (``legible_p``): what the scene itself makes illegible is not
+        # taught as a card. Plausible, not its best reading: an index beside a neighbour's court
+        # picture, which the classifier reads as the court card, is just what the set must teach.
         names = _STATE["rec"].names
         sharp = _STATE["rec"].classify(scene.image, np.array(picked, np.float32), tta=False)
-        legible = [c == CLASS_NONE or names[int(sharp[k].argmax())] == c for k, c in enumerate(classes)]
+        legible = [c == CLASS_NONE or (names[int(sharp[k].argmax())] == c if legible_p == "best"
+                                       else float(sharp[k][names.index(c)]) >= legible_p)
+                   for k, c in enumerate(classes)]
         counts["illegible"] = len(legible) - sum(legible)
         for tag, img in (("s", soft), ("c", scene.image)):
             for k, (crop, c) in enumerate(zip(index_crops(img, picked), classes)):
@@ -136,7 +142,14 @@ def _job(args):
     return counts
 
 
-def build(out: Path, scenes: int, val_scenes: int, seed: int, workers: int) -> dict:
+def build(out: Path, scenes: int, val_scenes: int, seed: int, workers: int,
+          layouts: dict[str, float] | None = None, models: str | None = None,
+          legible_p: float | str = LEGIBLE_P) -> dict:
+    """Render, degrade and cut ``scenes`` training and ``val_scenes`` validation tables into ``out``.
+    ``layouts``: the scene layouts' weights (``datasets.scenes.LAYOUTS`` names; default ``LAYOUTS``);
+    ``models``: the recogniser that finds the boxes and judges legibility (default the committed one);
+    ``legible_p``: a card's soft crop is kept where the sharp crop gives that card this probability
+    (``"best"``: where the card is the sharp crop's best reading)."""
     from tqdm import tqdm
 
     from tableref.datasets import decks as decks_mod
@@ -156,8 +169,9 @@ def build(out: Path, scenes: int, val_scenes: int, seed: int, workers: int) -> d
         for c in list(decks_mod.CARDS) + [CLASS_NONE]:
             (cls / split / c).mkdir(parents=True, exist_ok=True)
     base = seed * 1_000_003
-    jobs = [(cls, "train", i, base + i, names) for i in range(scenes)]
-    jobs += [(cls, "val", i, base + 500_000 + i, names) for i in range(val_scenes)]
+    layouts = dict(LAYOUTS if layouts is None else layouts)
+    jobs = [(cls, "train", i, base + i, names, layouts, models, legible_p) for i in range(scenes)]
+    jobs += [(cls, "val", i, base + 500_000 + i, names, layouts, models, legible_p) for i in range(val_scenes)]
     t0, total = time.time(), {"card": 0, "none": 0, "unsure": 0, "illegible": 0}
     ctx = mp.get_context("fork")
     with ctx.Pool(workers) as p:
@@ -165,7 +179,7 @@ def build(out: Path, scenes: int, val_scenes: int, seed: int, workers: int) -> d
             for k, v in r.items():   # noqa: B007
                 total[k] += v
     recipe = {"seed": seed, "scenes": scenes, "val_scenes": val_scenes, "frame": FRAME, "index_px": INDEX_PX,
-              "layouts": LAYOUTS, "decks": names, "boxes": total, "seconds": round(time.time() - t0, 1)}
+              "layouts": layouts, "legible_p": legible_p, "models": str(models or "committed"), "decks": names, "boxes": total, "seconds": round(time.time() - t0, 1)}
     (Path(out) / "camera_crops.json").write_text(json.dumps(recipe, indent=1))
     return recipe
 
@@ -176,14 +190,47 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--val-scenes", type=int, default=40, help="validation scenes (default 40)")
     p.add_argument("--seed", type=int, default=101, help="random seed; the same seed gives the same crops (default 101)")
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="worker processes (default 2)")
+    p.add_argument("--layout", action="append", default=[], metavar="NAME=W",
+                   help=f"a scene layout's weight (repeatable; default {', '.join(f'{k}={v}' for k, v in LAYOUTS.items())}"
+                        ", the others datasets/scenes.py's own)")
+    p.add_argument("--models", metavar="DIR", help="the recogniser's models folder (default: the committed models)")
+    p.add_argument("--legible", default=str(LEGIBLE_P), metavar="P|best",
+                   help="keep a card's soft crop where the sharp crop gives that card at least P "
+                        f"(default {LEGIBLE_P}), or, 'best', where it is the sharp crop's best reading")
 
 
 def run_from_args(a) -> int:
     if a.scenes < 1 or a.val_scenes < 0 or a.workers < 1:
         print("error: --scenes and --workers must be at least 1, --val-scenes at least 0", file=sys.stderr)
         return 2
+    from tableref.datasets.scenes import LAYOUTS as SCENE_LAYOUTS
+
+    layouts = dict(LAYOUTS)
+    for item in a.layout:
+        name, _, w = item.partition("=")
+        try:
+            weight = float(w)
+        except ValueError:
+            weight = -1.0
+        if name not in SCENE_LAYOUTS or weight < 0:
+            print(f"error: --layout {item}: give NAME=WEIGHT, NAME one of {', '.join(SCENE_LAYOUTS)}, WEIGHT >= 0",
+                  file=sys.stderr)
+            return 2
+        layouts[name] = weight
+    legible: float | str = a.legible
+    if legible != "best":
+        try:
+            legible = float(legible)
+        except ValueError:
+            legible = -1.0
+        if not 0.0 <= legible <= 1.0:
+            print(f"error: --legible {a.legible}: give a probability 0..1 or 'best'", file=sys.stderr)
+            return 2
+    if a.models and not Path(a.models).is_dir():
+        print(f"error: --models {a.models}: no such folder", file=sys.stderr)
+        return 2
     try:
-        r = build(Path(a.out), a.scenes, a.val_scenes, a.seed, a.workers)
+        r = build(Path(a.out), a.scenes, a.val_scenes, a.seed, a.workers, layouts, a.models, legible)
     except (RuntimeError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

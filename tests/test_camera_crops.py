@@ -42,3 +42,13 @@ def test_a_condition_keeps_the_frame_and_is_repeatable():
     assert a.shape == img.shape and a.dtype == np.uint8
     assert what == again and np.array_equal(a, b)
     assert not np.array_equal(a, img)        # sensor noise at least
+
+
+def test_a_bad_layout_or_models_folder_is_a_clear_error(tmp_path, capsys):
+    assert camera_crops.main(["--out", str(tmp_path / "o"), "--layout", "spiral=1"]) == 2
+    assert "--layout spiral=1" in capsys.readouterr().err
+    assert camera_crops.main(["--out", str(tmp_path / "o"), "--layout", "row=-1"]) == 2
+    assert camera_crops.main(["--out", str(tmp_path / "o"), "--models", str(tmp_path / "nowhere")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    assert camera_crops.main(["--out", str(tmp_path / "o"), "--legible", "sure"]) == 2
+    assert not (tmp_path / "o").exists()

@@ -99,6 +99,9 @@ def register(subparsers) -> None:
     e.add_argument("model", choices=["detector", "classifier"], help="which model to export")
     e.add_argument("--weights", help="checkpoint (default runs/detector/weights/best.pt or runs/classifier/best.pt)")
     e.add_argument("--imgsz", type=int, default=640, help="detector ONNX input size")
+    e.add_argument("--into", metavar="DIR",
+                   help="classifier: write it into a copy of the models folder at DIR (made if missing) "
+                        "instead of models/: a candidate to read with --models DIR")
     e.set_defaults(func=_export)
     t.set_defaults(func=lambda a: (t.print_help(), 0)[1])
 
@@ -195,5 +198,20 @@ def _export(a) -> int:
         print(f"error: checkpoint {w} not found", file=sys.stderr)
         return 1
     net = load_classifier(w)
-    print(export_classifier(net.eval()))
+    if not a.into:
+        print(export_classifier(net.eval()))
+        return 0
+    import shutil
+
+    from tableref.training.classifier import CLASSIFIER_FAST_ONNX, CLASSIFIER_ONNX, MODELS, WIDTHS, widths_of
+
+    into = Path(a.into)
+    if into.resolve() == MODELS.resolve():
+        print("error: --into names the models folder itself; leave --into out to export there", file=sys.stderr)
+        return 2
+    if not (into / "recognition.json").exists():
+        shutil.copytree(MODELS, into, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("checkpoints", "__pycache__", "*.pt"))
+    name = CLASSIFIER_ONNX if widths_of(net.state_dict()) == WIDTHS else CLASSIFIER_FAST_ONNX
+    print(export_classifier(net.eval(), into / name, record=False))
     return 0
