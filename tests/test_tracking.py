@@ -79,9 +79,10 @@ def test_jitter_and_label_noise_do_not_create_versions_or_change_ids():
 
 def test_label_is_voted_by_confidence_over_sharp_frames():
     p = Player(jitter=0)
-    # first reads are wrong with low confidence, then right with high confidence
+    # first reads are wrong with low confidence, then right with high confidence: the place is
+    # contradicted (unread) until the right looks outnumber the wrong ones three to one, then 6H
     p.run([det("8H", 500, 600, conf=0.4)], 0.6)
-    p.run([det("6H", 500, 600, conf=0.95)], 2.0)
+    p.run([det("6H", 500, 600, conf=0.95)], 3.0)
     assert [c.card for c in p.last.seats[0].loose] == ["6H"]
     assert all(v.seats[0].loose[0].card != "8H" for v in p.versions if v.seats[0].loose)
 
