@@ -36,6 +36,7 @@ import cv2
 import numpy as np
 
 from tableref.datasets import camera_effects as ce
+from tableref.datasets.decks import _iou
 
 FRAME = (1280, 720)
 INDEX_PX = (18.0, 50.0)          # printed index heights in a 720p frame of a table seen from above
@@ -47,14 +48,6 @@ HIDDEN_VISIBLE, HIDDEN_GLYPHS = 0.4, 0.6   # an index less seen than both of the
 CLASS_NONE = "none"
 
 _STATE: dict = {}
-
-
-def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / u if u > 0 else 0.0
 
 
 def degrade(img: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, str]:
