@@ -203,7 +203,7 @@ def _export(a) -> int:
         return 0
     import shutil
 
-    from tableref.training.classifier import CLASSIFIER_FAST_ONNX, CLASSIFIER_ONNX, MODELS, WIDTHS, widths_of
+    from tableref.training.classifier import MODELS, onnx_name
 
     into = Path(a.into)
     if into.resolve() == MODELS.resolve():
@@ -212,6 +212,5 @@ def _export(a) -> int:
     if not (into / "recognition.json").exists():
         shutil.copytree(MODELS, into, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("checkpoints", "__pycache__", "*.pt"))
-    name = CLASSIFIER_ONNX if widths_of(net.state_dict()) == WIDTHS else CLASSIFIER_FAST_ONNX
-    print(export_classifier(net.eval(), into / name, record=False))
+    print(export_classifier(net.eval(), into / onnx_name(net), record=False))
     return 0

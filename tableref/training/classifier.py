@@ -509,6 +509,11 @@ def evaluate(net, x_u8, y, torch, batch: int = 512):
     return acc, card_acc, none_rec
 
 
+def onnx_name(net) -> str:
+    """The ONNX file a classifier exports to: the full one's, or the fast one's for narrower widths."""
+    return CLASSIFIER_ONNX if widths_of(net.state_dict()) == WIDTHS else CLASSIFIER_FAST_ONNX
+
+
 def export_classifier(net, out: Path | None = None, record: bool = True) -> Path:
     """Write the ONNX model (softmax included, dynamic batch) and record it in recognition.json.
 
@@ -531,7 +536,7 @@ def export_classifier(net, out: Path | None = None, record: bool = True) -> Path
             return to_probs(self.m(x))
 
     MODELS.mkdir(exist_ok=True)
-    out = out or (MODELS / (CLASSIFIER_FAST_ONNX if fast else CLASSIFIER_ONNX))
+    out = out or (MODELS / onnx_name(net))
     model = WithSoftmax(net).eval()
     dummy = torch.zeros(2, 3, SIZE, SIZE)
     tmp = out.with_suffix(".tmp.onnx")
