@@ -1,5 +1,6 @@
 """Readings a camera's frame does not report as cards (``vision.recognition.confidence``): an index
-cut by the picture's edge, and the two disagreeing corners of one card lying apart."""
+cut by the picture's edge, the two disagreeing corners of one card lying apart, and a card whose
+corners each read it weakly."""
 from __future__ import annotations
 
 import numpy as np
@@ -77,3 +78,23 @@ def test_corners_with_a_nearer_index_between_are_not_one_card():
     far_apart = lone("7H", 0.6, (tl[0] + 40, tl[1], tl[2] + 40, tl[3]))
     assert len(split_cards([king, far_apart], camera_preset(), set(), [reading(tl), reading(far_apart.box)],
                            geometry=GEO)[0]) == 2
+
+
+def test_a_card_whose_corners_each_read_it_weakly_is_an_unsure_reading_in_photos_too():
+    names = ["8S", "QS", "4S", "none"]
+    tl, br = corners()
+    weak = [IndexReading(tuple(map(float, tl)), 0.9, np.array([0.14, 0.10, 0.10, 0.66])),
+            IndexReading(tuple(map(float, br)), 0.9, np.array([0.31, 0.16, 0.09, 0.44]))]
+    # the assembly's product of the two corners makes it seem sure
+    card = DetectedCard("8S", 0.46, (300, 200, 500, 480), indices=[tl, br])
+    for preset in (camera_preset(), photo_preset()):
+        sure, unsure = split_cards([card], preset, set(), weak, names, image=PICTURE, geometry=GEO)
+        assert sure == [] and unsure == [card]
+    assert split_cards([card], camera_preset(doubt_weak_corners=False), set(), weak, names,
+                       image=PICTURE, geometry=GEO)[0] == [card]
+    # one corner reading it plainly lifts the average over the bar
+    plain = [weak[0], IndexReading(tuple(map(float, br)), 0.9, np.array([0.62, 0.1, 0.08, 0.2]))]
+    assert split_cards([card], camera_preset(), set(), plain, names, image=PICTURE, geometry=GEO)[0] == [card]
+    # a lone corner is not judged by this (its reading alone is its confidence)
+    single = DetectedCard("8S", 0.4, tuple(tl), indices=[tl])
+    assert split_cards([single], camera_preset(), set(), weak[:1], names, image=PICTURE, geometry=GEO)[0] == [single]

@@ -9,6 +9,7 @@ only repeat an earlier frame's look. A card read less sure, or (``doubt_contradi
 frames, not a photo) contradicted by one of its own
 indices (the card is read 7H from a pair of corners, one of which reads KH better than 7H), or
 (``one_pack``: a one-pack table) a label read surer at another place of the frame, or
+(``doubt_weak_corners``) a card whose corners each read it weakly (:func:`weak_corners`), or
 (``doubt_ink``) a card whose ink says its suit's colour is wrong (``ink``: a club read as a
 diamond where its index is printed plainly black), or (with ``doubt_contradicted``) a card read from
 an index cut by the picture's edge that is not plainly sure (:func:`cut_by_edge`), or two lone
@@ -67,6 +68,32 @@ def contradicted(cards: list[DetectedCard], readings, names: list[str]) -> set[i
             if p is not None and names[int(p.argmax())] not in (c.card, "none") and p.max() > p[k]:
                 out.add(id(c))
                 break
+    return out
+
+
+# a card read from two or more of its corner indices whose own readings of its label average less
+# than this is not reported: the assembly multiplies the corners' readings, and two weak readings
+# that share one confusion (a cable across both corners of a QS, each read 8S 0.14 and 0.31 sure)
+# make a card that seems sure (8S 0.46). On the real rank photos under every single-frame camera
+# condition such cards averaged 0.20-0.32 and were all wrong; every card read right from two
+# corners averaged 0.375 or more
+WEAK_CORNERS = 0.35
+
+
+def weak_corners(cards: list[DetectedCard], readings, names: list[str]) -> set[int]:
+    """``id()`` of the ``cards`` read from at least two corner indices (``readings``: the frame's
+    :class:`~vision.index_layout.IndexReading`, matched by box) that read its label on average less
+    than :data:`WEAK_CORNERS` on their own."""
+    probs = {tuple(float(v) for v in r.box): r.probs for r in readings}
+    index = {n: k for k, n in enumerate(names)}
+    out = set()
+    for c in cards:
+        k = index.get(c.card)
+        own = [probs.get(tuple(float(v) for v in b)) for b in c.indices]
+        if k is None or len(own) < 2 or any(p is None for p in own):
+            continue
+        if sum(float(p[k]) for p in own) / len(own) < WEAK_CORNERS:
+            out.add(id(c))
     return out
 
 
@@ -164,7 +191,7 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
                 names: list[str] = (), image=None, geometry=None,
                 ink_memo: dict | None = None) -> tuple[list[DetectedCard], list[DetectedCard]]:
     """(reported, unsure): :func:`reported_cards` less the cards their own indices contradict
-    (:func:`contradicted`; with the BGR ``image``, also a cut index: :func:`cut_by_edge`; with the
+    (:func:`contradicted`; ``doubt_weak_corners``: :func:`weak_corners`; with the BGR ``image``, also a cut index: :func:`cut_by_edge`; with the
     deck's index ``geometry``, also two lone corners of one card: :func:`lone_corners_disagree`),
     those whose ink does (``doubt_ink``, with the BGR ``image``:
     :func:`wrong_ink`) and, on a one-pack table (``one_pack``), the second readings of a label
@@ -176,6 +203,8 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
             doubted |= cut_by_edge(cards, (image.shape[1], image.shape[0]), config.min_card_confidence)
         if readings:
             doubted |= lone_corners_disagree(confident, readings, geometry)
+    if config.doubt_weak_corners and readings:
+        doubted |= weak_corners(confident, readings, list(names))
     if config.doubt_ink:
         doubted |= wrong_ink(confident, image, ink_memo)
     sure = [c for c in confident if id(c) not in doubted]

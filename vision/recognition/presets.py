@@ -37,6 +37,10 @@ class RecognizerConfig:
     # a card whose index ink plainly says its suit's colour is wrong (a club read as a diamond where
     # the ink is black) is not reported, only passed on as an unsure reading (``ink``)
     doubt_ink: bool = True
+    # a card read from several corner indices that each read it weakly (on average under
+    # ``confidence.WEAK_CORNERS``) is not reported, only passed on as an unsure reading: the product
+    # of weak corners that share one confusion seems sure and is not (photos too)
+    doubt_weak_corners: bool = True
     det_score_power: float = 0.7    # weight of the detector score in a card's confidence (score ** power)
     # index size band (longer side, detector input pixels) the detector reads best;
     # None = take it from recognition.json or use the built-in default (``plan.index_band``)
