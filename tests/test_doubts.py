@@ -67,6 +67,17 @@ def test_a_plainly_sure_corner_stands_and_its_unsure_opposite_is_doubted():
     assert len(split_cards([king, nine], camera_preset(), set(), [reading(tl), reading(br)], geometry=GEO)[0]) == 2
 
 
+def test_an_opposite_corner_read_too_unsure_to_be_a_card_still_doubts_the_other():
+    tl, br = corners()
+    # the upright corner of a KH read KH only 0.33 sure (an unsure reading), its turned corner 7H 0.53
+    king, seven = lone("KH", 0.33, tl), lone("7H", 0.53, br)
+    sure, unsure = split_cards([king, seven], camera_preset(), set(), [reading(tl), reading(br)], geometry=GEO)
+    assert sure == [] and set(map(id, unsure)) == {id(king), id(seven)}
+    # a reading below the unsure floor is no corner at all
+    faint = lone("KH", 0.05, tl)
+    assert split_cards([faint, seven], camera_preset(), set(), [reading(tl), reading(br)], geometry=GEO)[0] == [seven]
+
+
 def test_corners_with_a_nearer_index_between_are_not_one_card():
     tl, br = corners()
     king, seven = lone("KH", 0.6, tl), lone("7H", 0.6, br)

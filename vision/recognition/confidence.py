@@ -202,7 +202,10 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
         if image is not None:
             doubted |= cut_by_edge(cards, (image.shape[1], image.shape[0]), config.min_card_confidence)
         if readings:
-            doubted |= lone_corners_disagree(confident, readings, geometry)
+            # the opposite corner may be read too unsure to be a card itself (the turned corner of a
+            # KH read 7H 0.53 sure, its upright corner KH 0.33): it still names another card
+            doubted |= lone_corners_disagree([c for c in cards if c.confidence >= config.unsure_confidence],
+                                             readings, geometry)
     if config.doubt_weak_corners and readings:
         doubted |= weak_corners(confident, readings, list(names))
     if config.doubt_ink:
