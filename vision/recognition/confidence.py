@@ -53,18 +53,26 @@ def unsure_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: 
                    repeated)
 
 
+def _by_box(readings) -> dict:
+    """The classifier's probabilities of each of the frame's ``readings``, by its box."""
+    return {tuple(float(v) for v in r.box): r.probs for r in readings}
+
+
+def _own(card: DetectedCard, probs: dict) -> list:
+    """The probabilities (``_by_box``) of each of ``card``'s own indices; None where one is not among them."""
+    return [probs.get(tuple(float(v) for v in b)) for b in card.indices]
+
+
 def contradicted(cards: list[DetectedCard], readings, names: list[str]) -> set[int]:
     """``id()`` of the ``cards`` one of whose own corner indices (``readings``: the frame's
     :class:`~vision.assembly.IndexReading`, matched by box) reads another card more surely than it."""
-    probs = {tuple(float(v) for v in r.box): r.probs for r in readings}
-    index = {n: k for k, n in enumerate(names)}
+    probs, index = _by_box(readings), {n: k for k, n in enumerate(names)}
     out = set()
     for c in cards:
         k = index.get(c.card)
         if k is None:
             continue
-        for b in c.indices:
-            p = probs.get(tuple(float(v) for v in b))
+        for p in _own(c, probs):
             if p is not None and names[int(p.argmax())] not in (c.card, "none") and p.max() > p[k]:
                 out.add(id(c))
                 break
@@ -84,12 +92,11 @@ def weak_corners(cards: list[DetectedCard], readings, names: list[str]) -> set[i
     """``id()`` of the ``cards`` read from at least two corner indices (``readings``: the frame's
     :class:`~vision.index_layout.IndexReading`, matched by box) that read its label on average less
     than :data:`WEAK_CORNERS` on their own."""
-    probs = {tuple(float(v) for v in r.box): r.probs for r in readings}
-    index = {n: k for k, n in enumerate(names)}
+    probs, index = _by_box(readings), {n: k for k, n in enumerate(names)}
     out = set()
     for c in cards:
         k = index.get(c.card)
-        own = [probs.get(tuple(float(v) for v in b)) for b in c.indices]
+        own = _own(c, probs)
         if k is None or len(own) < 2 or any(p is None for p in own):
             continue
         if sum(float(p[k]) for p in own) / len(own) < WEAK_CORNERS:
@@ -191,8 +198,8 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
                 names: list[str] = (), image=None, geometry=None,
                 ink_memo: dict | None = None) -> tuple[list[DetectedCard], list[DetectedCard]]:
     """(reported, unsure): :func:`reported_cards` less the cards their own indices contradict
-    (:func:`contradicted`; ``doubt_weak_corners``: :func:`weak_corners`; with the BGR ``image``, also a cut index: :func:`cut_by_edge`; with the
-    deck's index ``geometry``, also two lone corners of one card: :func:`lone_corners_disagree`),
+    (:func:`contradicted`; ``doubt_weak_corners``: :func:`weak_corners`; with the BGR ``image``, also
+    a cut index: :func:`cut_by_edge`; with the deck's index ``geometry``, also two lone corners of one card: :func:`lone_corners_disagree`),
     those whose ink does (``doubt_ink``, with the BGR ``image``:
     :func:`wrong_ink`) and, on a one-pack table (``one_pack``), the second readings of a label
     (:func:`read_twice`); :func:`unsure_cards` with those."""
