@@ -14,7 +14,9 @@ settings). Each box it finds is labelled by the rendered index it lies on:
 - on an index seen enough to be read (``IndexLabel.is_label``): that card;
 - on an index mostly hidden (less than 40 % of it seen and under 60 % of its glyphs' ink), on
   no index at all (a pip, court art, printed text): ``none``;
-- anything between: left out (neither a card nor certainly unreadable).
+- anything between: left out (neither a card nor certainly unreadable), except, with
+  ``wrong_as_none``, where the committed classifier reads its soft crop as another card at least
+  that surely: then it is taught as ``none`` (a half-seen index is better not read than misread).
 
 The same boxes are also cut from the scene before the camera's effects, so a set holds the sharp
 and the soft look of each index. Output: ``<out>/classifier/{train,val}/<class>/*.png``, as
@@ -75,13 +77,19 @@ def degrade(img: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, str]
     return out, " ".join(said) or "clean"
 
 
-def _label_of(box, indices) -> str | None:
-    """The class of a found box: the card of the readable index it lies on, ``none``, or None (unsure)."""
+def _nearest(box, indices):
+    """(overlap, the rendered index a found box overlaps most), or (0, None)."""
     best, lab = 0.0, None
     for ix in indices:
         v = _iou(box, ix.box)
         if v > best:
             best, lab = v, ix
+    return best, lab
+
+
+def _label_of(box, indices) -> str | None:
+    """The class of a found box: the card of the readable index it lies on, ``none``, or None (unsure)."""
+    best, lab = _nearest(box, indices)
     if lab is None or best < 0.1:
         return CLASS_NONE
     if best >= LABEL_IOU and lab.is_label():
@@ -92,7 +100,7 @@ def _label_of(box, indices) -> str | None:
 
 
 def _job(args):
-    out_dir, split, i, seed, decks, layouts, models, legible_p = args
+    out_dir, split, i, seed, decks, layouts, models, legible_p, wrong_as_none = args
     from tableref.datasets.scenes import DeckPool, render_scene
     from tableref.vision.crops import index_crops
     from tableref.vision.recognition import CardRecognizer, camera_preset
@@ -106,12 +114,13 @@ def _job(args):
                          layout_weights=layouts)
     soft, _ = degrade(scene.image, rng)
     boxes, _ = _STATE["rec"].find_indices(soft)
-    counts = {"card": 0, "none": 0, "unsure": 0, "illegible": 0}
-    picked, classes = [], []
+    counts = {"card": 0, "none": 0, "unsure": 0, "illegible": 0, "wrong_none": 0}
+    picked, classes, between = [], [], []
     for b in boxes.tolist():
         c = _label_of(b, scene.indices)
         if c is None:
             counts["unsure"] += 1
+            between.append((b, _nearest(b, scene.indices)[1].card))
             continue
         picked.append(b)
         classes.append(c)
@@ -132,17 +141,30 @@ def _job(args):
                 if tag == "s" and not legible[k]:
                     continue
                 cv2.imwrite(str(out_dir / split / c / f"{i:06d}_{k}{tag}.png"), crop)
+        between += [(picked[k], c) for k, c in enumerate(classes) if not legible[k]]
+    if wrong_as_none is not None and between:
+        # what a camera would misread here: the soft crop of a half-seen (or illegible) index that
+        # the committed classifier reads as another card at least ``wrong_as_none`` surely
+        names = _STATE["rec"].names
+        bx = np.array([b for b, _ in between], np.float32)
+        soft_p = _STATE["rec"].classify(soft, bx, tta=False)
+        for k, (crop, (_, c)) in enumerate(zip(index_crops(soft, bx.tolist()), between)):
+            j = int(soft_p[k].argmax())
+            if names[j] not in (c, CLASS_NONE) and float(soft_p[k][j]) >= wrong_as_none:
+                cv2.imwrite(str(out_dir / split / CLASS_NONE / f"{i:06d}_{k}w.png"), crop)
+                counts["wrong_none"] += 1
     return counts
 
 
 def build(out: Path, scenes: int, val_scenes: int, seed: int, workers: int,
           layouts: dict[str, float] | None = None, models: str | None = None,
-          legible_p: float | str = LEGIBLE_P) -> dict:
+          legible_p: float | str = LEGIBLE_P, wrong_as_none: float | None = None) -> dict:
     """Render, degrade and cut ``scenes`` training and ``val_scenes`` validation tables into ``out``.
     ``layouts``: the scene layouts' weights (``datasets.scenes.LAYOUTS`` names; default ``LAYOUTS``);
     ``models``: the recogniser that finds the boxes and judges legibility (default the committed one);
     ``legible_p``: a card's soft crop is kept where the sharp crop gives that card this probability
-    (``"best"``: where the card is the sharp crop's best reading)."""
+    (``"best"``: where the card is the sharp crop's best reading); ``wrong_as_none``: a left-out
+    box's soft crop read as another card at least this surely is kept as ``none``."""
     from tqdm import tqdm
 
     from tableref.datasets import decks as decks_mod
@@ -163,16 +185,16 @@ def build(out: Path, scenes: int, val_scenes: int, seed: int, workers: int,
             (cls / split / c).mkdir(parents=True, exist_ok=True)
     base = seed * 1_000_003
     layouts = dict(LAYOUTS if layouts is None else layouts)
-    jobs = [(cls, "train", i, base + i, names, layouts, models, legible_p) for i in range(scenes)]
-    jobs += [(cls, "val", i, base + 500_000 + i, names, layouts, models, legible_p) for i in range(val_scenes)]
-    t0, total = time.time(), {"card": 0, "none": 0, "unsure": 0, "illegible": 0}
+    jobs = [(cls, "train", i, base + i, names, layouts, models, legible_p, wrong_as_none) for i in range(scenes)]
+    jobs += [(cls, "val", i, base + 500_000 + i, names, layouts, models, legible_p, wrong_as_none) for i in range(val_scenes)]
+    t0, total = time.time(), {"card": 0, "none": 0, "unsure": 0, "illegible": 0, "wrong_none": 0}
     ctx = mp.get_context("fork")
     with ctx.Pool(workers) as p:
         for r in tqdm(p.imap_unordered(_job, jobs, chunksize=2), total=len(jobs), desc="camera scenes"):
             for k, v in r.items():   # noqa: B007
                 total[k] += v
     recipe = {"seed": seed, "scenes": scenes, "val_scenes": val_scenes, "frame": FRAME, "index_px": INDEX_PX,
-              "layouts": layouts, "legible_p": legible_p, "models": str(models or "committed"), "decks": names, "boxes": total, "seconds": round(time.time() - t0, 1)}
+              "layouts": layouts, "legible_p": legible_p, "wrong_as_none": wrong_as_none, "models": str(models or "committed"), "decks": names, "boxes": total, "seconds": round(time.time() - t0, 1)}
     (Path(out) / "camera_crops.json").write_text(json.dumps(recipe, indent=1))
     return recipe
 
@@ -190,6 +212,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--legible", default=str(LEGIBLE_P), metavar="P|best",
                    help="keep a card's soft crop where the sharp crop gives that card at least P "
                         f"(default {LEGIBLE_P}), or, 'best', where it is the sharp crop's best reading")
+    p.add_argument("--wrong-as-none", type=float, metavar="P",
+                   help="also keep, as 'none', the soft crop of a half-seen or illegible index that the "
+                        "committed classifier reads as another card with probability at least P (default: left out)")
 
 
 def run_from_args(a) -> int:
@@ -219,17 +244,22 @@ def run_from_args(a) -> int:
         if not 0.0 <= legible <= 1.0:
             print(f"error: --legible {a.legible}: give a probability 0..1 or 'best'", file=sys.stderr)
             return 2
+    if a.wrong_as_none is not None and not 0.0 <= a.wrong_as_none <= 1.0:
+        print(f"error: --wrong-as-none {a.wrong_as_none}: give a probability 0..1", file=sys.stderr)
+        return 2
     if a.models and not Path(a.models).is_dir():
         print(f"error: --models {a.models}: no such folder", file=sys.stderr)
         return 2
     try:
-        r = build(Path(a.out), a.scenes, a.val_scenes, a.seed, a.workers, layouts, a.models, legible)
+        r = build(Path(a.out), a.scenes, a.val_scenes, a.seed, a.workers, layouts, a.models, legible,
+                  a.wrong_as_none)
     except (RuntimeError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     b = r["boxes"]
     print(f"wrote {a.out}: {b['card']} card and {b['none']} none boxes (each cut soft and sharp), {b['unsure']} "
-          f"left out, {b['illegible']} soft crops of cards the sharp picture does not show left out, {r['seconds']} s")
+          f"left out, {b['illegible']} soft crops of cards the sharp picture does not show left out, {b['wrong_none']} misread half-seen "
+          f"crops kept as none, {r['seconds']} s")
     return 0
 
 

@@ -51,4 +51,12 @@ def test_a_bad_layout_or_models_folder_is_a_clear_error(tmp_path, capsys):
     assert camera_crops.main(["--out", str(tmp_path / "o"), "--models", str(tmp_path / "nowhere")]) == 2
     assert "no such folder" in capsys.readouterr().err
     assert camera_crops.main(["--out", str(tmp_path / "o"), "--legible", "sure"]) == 2
+    assert camera_crops.main(["--out", str(tmp_path / "o"), "--wrong-as-none", "1.5"]) == 2
+    assert "--wrong-as-none 1.5" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_a_found_box_knows_the_index_it_overlaps_most():
+    indices = [_index("8H", (100, 100, 120, 140)), _index("8C", (130, 100, 150, 140), visibility=0.5, glyphs=0.5)]
+    assert camera_crops._nearest((128, 100, 148, 140), indices)[1].card == "8C"
+    assert camera_crops._nearest((500, 500, 520, 540), indices) == (0.0, None)
