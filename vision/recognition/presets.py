@@ -41,6 +41,9 @@ class RecognizerConfig:
     # ``confidence.WEAK_CORNERS``) is not reported, only passed on as an unsure reading: the product
     # of weak corners that share one confusion seems sure and is not (photos too)
     doubt_weak_corners: bool = True
+    # a lamp's glare is taken off a camera's frame before it is read (``images.deglare``); a photo is
+    # read as it is
+    deglare: bool = True
     det_score_power: float = 0.7    # weight of the detector score in a card's confidence (score ** power)
     # index size band (longer side, detector input pixels) the detector reads best;
     # None = take it from recognition.json or use the built-in default (``plan.index_band``)
@@ -124,8 +127,9 @@ PHOTO_RECT_PIXELS = 2_200_000
 PHOTO_QUALITY = dict(index_px_min=PHOTO_INDEX_PX[0], index_px_target=PHOTO_INDEX_PX[1],
                      max_rect_pixels=PHOTO_RECT_PIXELS, fast_classifier=False, rival_reread=True,
                      vote_turns=(1, 2, 3), tight_turned=True)
-# a photo is read once: a card one of its own corners doubts is kept (no next frame settles it)
-PHOTO = dict(PHOTO_QUALITY, doubt_contradicted=False)
+# a photo is read once: a card one of its own corners doubts is kept (no next frame settles it); a
+# photo is read as it is (no glare taken off)
+PHOTO = dict(PHOTO_QUALITY, doubt_contradicted=False, deglare=False)
 
 # The quick reading (``RecognizerConfig``'s own defaults; ``TABLEREF_READING=quick`` for a camera on
 # a slow machine): the detector's own band of recognition.json (16-20 px), the fast classifier

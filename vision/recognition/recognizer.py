@@ -22,7 +22,7 @@ from tableref.vision.recognition.confidence import split_cards
 from tableref.vision.recognition.finder import IndexFinder
 from tableref.vision.recognition.frame import FrameReading
 from tableref.vision.recognition.helper import HelperThread
-from tableref.vision.recognition.images import ensure_bgr
+from tableref.vision.recognition.images import deglare, ensure_bgr
 from tableref.vision.recognition.images import sharpness as measure_sharpness
 from tableref.vision.recognition.memo import FrameMemo
 from tableref.vision.recognition.plan import ScalePlan
@@ -80,7 +80,10 @@ class CardRecognizer:
 
     def _read(self, image: np.ndarray) -> tuple[list[DetectedCard], list[DetectedCard]]:
         """(cards, unsure readings) of one image (``confidence.split_cards``)."""
-        frame = FrameReading(ensure_bgr(image), self._helper, find_outlines=self.config.outlines,
+        image = ensure_bgr(image)
+        if self.config.deglare:
+            image = deglare(image)
+        frame = FrameReading(image, self._helper, find_outlines=self.config.outlines,
                              cut_in_helper=True)
         self.last_stats = stats = frame.stats
         t0, c0 = time.perf_counter(), time.thread_time()

@@ -31,8 +31,9 @@ def _default_recognizer():
     from tableref.vision.recognition.recognizer import CardRecognizer
 
     # one thread: the camera loop keeps the other core
-    # the photo settings, but part of a live table's evidence: a contradicted card is only unsure
-    return CardRecognizer(threads=1, config=photo_preset(doubt_contradicted=True))
+    # the photo settings, but part of a live table's evidence: a contradicted card is only unsure, and
+    # a lamp's glare is taken off as from any camera frame
+    return CardRecognizer(threads=1, config=photo_preset(doubt_contradicted=True, deglare=True))
 
 
 def shifted(card: DetectedCard, dx: float, dy: float) -> DetectedCard:
