@@ -80,10 +80,7 @@ class CardRecognizer:
 
     def _read(self, image: np.ndarray) -> tuple[list[DetectedCard], list[DetectedCard]]:
         """(cards, unsure readings) of one image (``confidence.split_cards``)."""
-        image = ensure_bgr(image)
-        if self.config.deglare:
-            image = deglare(image)
-        frame = FrameReading(image, self._helper, find_outlines=self.config.outlines,
+        frame = FrameReading(self._picture(image), self._helper, find_outlines=self.config.outlines,
                              cut_in_helper=True)
         self.last_stats = stats = frame.stats
         t0, c0 = time.perf_counter(), time.thread_time()
@@ -184,7 +181,8 @@ class CardRecognizer:
 
     def classify(self, image: np.ndarray, boxes: np.ndarray, tta: bool | None = None) -> np.ndarray:
         """Probabilities (N, len(names)) for index boxes in source pixels (``IndexReader.classify``)."""
-        return self.reader.classify(self._frame(image), image, boxes, tta)
+        frame = self._frame(image)
+        return self.reader.classify(frame, frame.image, boxes, tta)
 
     def detect_view(self, image: np.ndarray, view: View, turned: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Run the detector on one view; boxes in INPUT pixels of the view, scores. ``turned``: the
@@ -196,6 +194,12 @@ class CardRecognizer:
         each): the same boxes as two calls, in less time."""
         return tuple(self.finder.detect_group(self._frame(image), [(view, False), (view, True)]))
 
+    def _picture(self, image: np.ndarray) -> np.ndarray:
+        """The picture the recogniser reads of ``image``: BGR, with a lamp's glare taken off where the
+        settings say so (``images.deglare``)."""
+        image = ensure_bgr(image)
+        return deglare(image) if self.config.deglare else image
+
     def _frame(self, image: np.ndarray) -> FrameReading:
         """A frame read one step at a time: no work in the helper thread."""
-        return FrameReading(image, self._helper)
+        return FrameReading(self._picture(image), self._helper)
