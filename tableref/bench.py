@@ -209,7 +209,7 @@ def format_bench(res: dict, threads: int) -> str:
              "finding the indices, classifier = reading them, assembly, outlines; nets = the two networks alone, "
              "other = everything else (and its CPU time, in this thread and the helper threads that do part of it beside "
              "it, which other jobs on the machine do not inflate), of which views = "
-             "the detector's input pictures (cut, resized, converted: grows with the pixels read) and per card = "
+             "the pictures (the frame's glare taken off, the detector's inputs cut, resized, converted: grows with the pixels read) and per card = "
              "decoding, NMS, crops, assembly, outlines (CPU)"]
     for name, e in res.items():
         side = f", {e['runs_side_by_side']} side by side" if e.get("runs_side_by_side") else ""

@@ -80,10 +80,11 @@ class CardRecognizer:
 
     def _read(self, image: np.ndarray) -> tuple[list[DetectedCard], list[DetectedCard]]:
         """(cards, unsure readings) of one image (``confidence.split_cards``)."""
+        t0, c0 = time.perf_counter(), time.thread_time()
         frame = FrameReading(self._picture(image), self._helper, find_outlines=self.config.outlines,
                              cut_in_helper=True)
         self.last_stats = stats = frame.stats
-        t0, c0 = time.perf_counter(), time.thread_time()
+        stats.count_view(t0, c0)          # the picture made ready (the glare taken off) is part of the views
         readings = self._read_indices(frame)
         h, w = frame.image.shape[:2]
         t1 = time.perf_counter()

@@ -23,8 +23,9 @@ class RecognitionStats:
     ms_classify: float = 0.0        # reading them: crops and classifier network
     ms_assembly: float = 0.0        # readings to cards (vision.assembly)
     ms_outlines: float = 0.0        # lone cards by their outline, read and merged (crops and network included)
-    # the detector's input pictures: each view cut, resized, padded and converted to the network's
-    # float input (part of ms_detect; grows with the pixels read, not with the cards)
+    # the pictures: the frame made ready (a lamp's glare taken off) and the detector's input
+    # pictures, each view cut, resized, padded and converted to the network's float input (that
+    # part within ms_detect); grows with the pixels read, not with the cards
     ms_views: float = 0.0
     cpu_ms_views: float = 0.0
     ms_total: float = 0.0
