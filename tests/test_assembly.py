@@ -214,6 +214,25 @@ def test_index_inside_a_whole_card_is_that_card():
     assert [c.card for c in cards] == ["9C"]
 
 
+def test_faint_index_inside_a_crisp_card_is_its_face_print():
+    # a QD read crisply from both corners; inside its face, off its middle, the queen's ornament
+    # read 8C, faintly (probability 0.61, detector 0.53): the QD, and no 8C
+    rs = card_readings("QD", (300, 300), card_w=100, score=0.8, probs=probs_for("QD", 0.96))
+    rs.append(IndexReading(box=(265, 320, 277, 336), score=0.53, probs=probs_for("8C", 0.61)))
+    cards = assemble(rs, NAMES, GEO)
+    assert [(c.card, c.quad is not None) for c in cards] == [("QD", True)]
+
+
+def test_sure_index_inside_a_pair_keeps_it_from_being_one_card():
+    # the same place read 8C as surely as the QD's corners: a card lies there, on top of the QD
+    # (whose corners then belong to two cards or one half-covered one): the 8C is reported
+    rs = card_readings("QD", (300, 300), card_w=100, score=0.8, probs=probs_for("QD", 0.96))
+    rs.append(IndexReading(box=(265, 320, 277, 336), score=0.8, probs=probs_for("8C", 0.95)))
+    cards = assemble(rs, NAMES, GEO)
+    assert "8C" in [c.card for c in cards]
+    assert all(c.quad is None for c in cards if c.card == "QD")
+
+
 def test_identical_cards_touching_stay_distinct():
     # Marriage: two identical cards side by side, both whole, and a third overlapped in the row
     rs = card_readings("3C", (200, 300), card_w=100) + card_readings("3C", (305, 300), card_w=100)

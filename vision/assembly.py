@@ -65,6 +65,11 @@ FOREIGN_PROB = 0.6
 FOREIGN_SCORE = 0.3
 # a pair whose card face (shrunk by this) holds another card's confident index is not one card
 FOREIGN_SHRINK = 0.8
+# ... unless that index is read less than this share as surely (classifier probability x detector
+# score) as the pair's weaker corner: two crisp corners of one card around a faint "index" inside
+# its face are that card, and the faint index is its face's print (a court figure's ornament read
+# 8C inside a QD), not a card
+FACE_PRINT_SHARE = 0.5
 # ... unless that index is the pair's own card where it prints its other corners (closer than
 # CORNER_NEAR index sizes to the spot) or round its middle (closer than PIP_NEAR card widths: a
 # big centre pip or a court figure read as an index)
@@ -308,7 +313,9 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
     costs, thetas, widths = layout_fits(layouts, vx, vy, si, sj, np.sqrt(aspects[ii] * aspects[jj]))
     best = costs.argmin(axis=0)
     fitted = np.isfinite(costs[best, rows])
-    foreign = (q.max(axis=1) >= FOREIGN_PROB) & (np.array([r.score for r in readings]) >= FOREIGN_SCORE)
+    scores = np.array([r.score for r in readings])
+    foreign = (q.max(axis=1) >= FOREIGN_PROB) & (scores >= FOREIGN_SCORE)
+    sureness = q.max(axis=1) * scores
     any_foreign = bool(foreign.any())
     extra = DISAGREEMENT_WEIGHT * (1.0 - np.minimum(agreement, 1.0)) + SIZE_RATIO_WEIGHT * np.abs(np.log(si / sj))
     out = []
@@ -316,8 +323,9 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
         i, j, lab, b = int(ii[m]), int(jj[m]), int(label[m]), int(best[m])
         layout = layouts[b]
         cost, theta, card_w = float(costs[b, m]), float(thetas[b, m]), float(widths[b, m])
-        if any_foreign and _holds_foreign_index(readings, centres, sizes, top, foreign, grid, i, j, lab,
-                                                theta, card_w, layout):
+        faint = FACE_PRINT_SHARE * min(q[i, lab] * scores[i], q[j, lab] * scores[j])
+        if any_foreign and _holds_foreign_index(readings, centres, sizes, top, foreign & (sureness >= faint), grid,
+                                                i, j, lab, theta, card_w, layout):
             continue
         out.append(_Pair(i, j, cost + float(extra[m]), lab, float(prob[m]), theta, card_w, layout.aspect, layout))
     out.sort(key=lambda p: p.cost)
@@ -709,6 +717,8 @@ def _lone_readings(a: Assembly) -> None:
                     break
         if not joined:
             joined = _absorb_repeat(r, [a.cards[n] for n in by_label.get(a.label_names[top[k]], [])], offsets)
+        if not joined:
+            joined = _face_print(a, k, [whole[v] for v in grid.near(r.centre[0], r.centre[1], reach)])
         if joined:
             used[k] = True
             continue
@@ -719,6 +729,26 @@ def _lone_readings(a: Assembly) -> None:
         by_label.setdefault(card.card, []).append(len(a.cards))
         a.cards.append(Found(card, [int(k)]))
         used[k] = True
+
+
+def _face_print(a: Assembly, k: int, near: list[Found]) -> bool:
+    """Whether free reading ``k`` is the print of a whole card's face (of ``near``): inside the face
+    (shrunk by ``FOREIGN_SHRINK``) of a card whose two corners were each read more than
+    1 / ``FACE_PRINT_SHARE`` times as surely as it (classifier probability x detector score). The
+    card's two corners lie on top; a faint "index" between them is its court figure or pip, not a
+    card (a sure one keeps the pair from being one card: ``pair_candidates``)."""
+    r = a.readings[k]
+    mine = float(a.q[k].max()) * r.score
+    for f in near:
+        if f.card.quad is None or len(f.members) < 2:
+            continue
+        lab = int(f.fit.dist.argmax()) if f.fit is not None and f.fit.dist is not None else None
+        if lab is None:
+            continue
+        corners = min(float(a.q[m, lab]) * a.readings[m].score for m in f.members[:2])
+        if mine < FACE_PRINT_SHARE * corners and bool(points_in_quad([r.centre], f.card.quad, FOREIGN_SHRINK)[0]):
+            return True
+    return False
 
 
 def _absorb_repeat(r: IndexReading, same_label: list[Found], offsets: dict | None = None) -> bool:
