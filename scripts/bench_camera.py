@@ -17,7 +17,8 @@ ranks only.
 
 1. **One frame at a time** (``--only frames``): each frame under each condition, read with a camera's
    settings (``camera_preset()``, as `tableref bench-detect` reads one; a real-table frame, one full
-   pack, as a one-pack table reads it: ``one_pack``). Sizes are for a 720-line frame
+   pack, as a one-pack table reads it: ``one_pack``, and again as a three-pack Marriage table reads
+   it, where a label read at two places is no contradiction: ``several_packs``). Sizes are for a 720-line frame
    and scale with the frame's height (a 540-line photo is blurred by 0.75 x the sigma). A card is
    **read** when a reported card of its value has an index box on one of its labelled indices (the
    rank photos: a reported card of its rank has its centre inside the labelled card); a reported card
@@ -211,9 +212,15 @@ class Tally:
     wrong: list[str] = field(default_factory=list)
 
 
+# the fully labelled real-table frames read again as a Marriage table reads them: three packs, so a
+# label read at two places of the frame is no contradiction (``several_packs``)
+THREE_PACKS = "real-table frames as a three-pack table (Marriage)"
+
+
 def single_frames(sets: dict[str, list[Picture]], models: str | None, seed: int) -> dict:
     """{set: {condition: Tally}} over every picture and condition, camera settings (a fully labelled
-    real-table frame is one pack: read as a one-pack table, ``one_pack``)."""
+    real-table frame is one pack: read as a one-pack table, ``one_pack``; the set ``THREE_PACKS`` as a
+    three-pack table, ``several_packs``)."""
     from tqdm import tqdm
 
     from tableref.vision.recognition import CardRecognizer, MachineSettings, camera_preset
@@ -221,13 +228,14 @@ def single_frames(sets: dict[str, list[Picture]], models: str | None, seed: int)
     quick = MachineSettings.from_environment(os.environ).quick      # TABLEREF_READING=quick, as watch reads it
     any_pack = CardRecognizer(models, config=camera_preset(quick=quick))
     one_pack = CardRecognizer(models, config=camera_preset(quick=quick, one_pack=True))
+    three_packs = CardRecognizer(models, config=camera_preset(quick=quick, several_packs=True))
     out: dict[str, dict[str, Tally]] = {}
     total = sum(len(p) for p in sets.values()) * len(CONDITIONS)
     with tqdm(total=total, desc="single frames", unit="frame") as bar:
         for set_name, pics in sets.items():
             tallies = out.setdefault(set_name, {c: Tally() for c in CONDITIONS})
             for k, pic in enumerate(pics):
-                rec = one_pack if pic.indices is not None else any_pack
+                rec = three_packs if set_name == THREE_PACKS else one_pack if pic.indices is not None else any_pack
                 for j, (cond, effect) in enumerate(CONDITIONS.items()):
                     rng = np.random.default_rng([seed, k, j])
                     img, m = effect(pic.image, rng)
@@ -384,7 +392,7 @@ def main(argv=None) -> int:
     results: dict = {"argv": sys.argv[1:], "machine": f"{os.cpu_count()} cores", "load": os.getloadavg()}
     t0 = time.time()
     if a.only in (None, "frames"):
-        sets = {k: v for k, v in (("real-table frames", table), ("rank photos", photos)) if v}
+        sets = {k: v for k, v in (("real-table frames", table), (THREE_PACKS, table), ("rank photos", photos)) if v}
         res = single_frames(sets, a.models, a.seed)
         print(frames_report(res), flush=True)
         results["frames"] = {s: {c: {"labelled": t.labelled, "read": t.read, "wrong": t.wrong} for c, t in v.items()}

@@ -119,9 +119,9 @@ class RecognizerConfig:
 # out under PHOTO_INDEX_PX[0] px at the detector's scale, the picture is read again enlarged to about
 # PHOTO_INDEX_PX[1] px, in one piece up to PHOTO_RECT_PIXELS (a 1080p frame enlarged), with the full
 # classifier and every extra look (the rival boxes, the half turn, the tighter crop turned too).
-# On the real fanned deal's 720p frame that reads 48 of 51 cards in 61 ms, against 42 in 23 ms for
-# the quick reading below, and keeps 0.94 of them under a defocus of 1.5 px (the quick reading: 0.71)
-# (``python scripts/bench_camera.py --only frames``).
+# On the real fanned deal's 720p frame that reads more cards than the quick reading below, in about
+# three times its time, and keeps far more of them under a soft or dim camera (the model card gives
+# today's figures: ``python scripts/bench_camera.py --only frames``, ``tableref bench-detect``).
 PHOTO_INDEX_PX = (28.0, 32.0)
 PHOTO_RECT_PIXELS = 2_200_000
 PHOTO_QUALITY = dict(index_px_min=PHOTO_INDEX_PX[0], index_px_target=PHOTO_INDEX_PX[1],
