@@ -109,3 +109,15 @@ def test_a_one_pack_table_reports_a_label_read_at_two_places_once_where_it_is_su
     assert len(split_cards([misread, ks, nine], camera_preset(), set())[0]) == 3
     desmoche = live_table_preset(one_pack=True)
     assert desmoche.one_pack and not live_table_preset(several_packs=True).one_pack
+
+
+def test_a_label_read_about_as_surely_at_two_places_of_one_pack_is_reported_at_neither():
+    from tableref.vision.recognition.confidence import READ_TWICE_LEAD, split_cards
+
+    # a soft fan: the KS, and the 6S beside it read KS just as surely: the frame cannot tell which
+    ks, misread = DetectedCard("KS", 0.574, (0, 0, 10, 10)), DetectedCard("KS", 0.571, (40, 0, 50, 10))
+    sure, unsure = split_cards([misread, ks], camera_preset(one_pack=True), set())
+    assert sure == [] and sorted(c.confidence for c in unsure) == [0.571, 0.574]
+    # a clear lead keeps the surer
+    lead = DetectedCard("KS", 0.571 * READ_TWICE_LEAD + 0.01, (0, 0, 10, 10))
+    assert split_cards([misread, lead], camera_preset(one_pack=True), set())[0] == [lead]

@@ -122,11 +122,17 @@ class RecognizerConfig:
 # On the real fanned deal's 720p frame that reads more cards than the quick reading below, in about
 # three times its time, and keeps far more of them under a soft or dim camera (the model card gives
 # today's figures: ``python scripts/bench_camera.py --only frames``, ``tableref bench-detect``).
+# A soft picture lowers the detector's score of an index more than the full classifier's reading of
+# it: photo quality considers boxes from PHOTO_DET_CONF and weighs the score less in a card's
+# confidence (PHOTO_DET_POWER), so that an index the classifier reads plainly in a defocused or
+# shaken frame is not lost to a faint box.
 PHOTO_INDEX_PX = (28.0, 32.0)
 PHOTO_RECT_PIXELS = 2_200_000
+PHOTO_DET_CONF, PHOTO_DET_POWER = 0.18, 0.5
 PHOTO_QUALITY = dict(index_px_min=PHOTO_INDEX_PX[0], index_px_target=PHOTO_INDEX_PX[1],
                      max_rect_pixels=PHOTO_RECT_PIXELS, fast_classifier=False, rival_reread=True,
-                     vote_turns=(1, 2, 3), tight_turned=True)
+                     vote_turns=(1, 2, 3), tight_turned=True, det_conf=PHOTO_DET_CONF,
+                     det_score_power=PHOTO_DET_POWER)
 # a photo is read once: a card one of its own corners doubts is kept (no next frame settles it); a
 # photo is read as it is (no glare taken off)
 PHOTO = dict(PHOTO_QUALITY, doubt_contradicted=False, deglare=False)
