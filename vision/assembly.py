@@ -314,8 +314,9 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
     best = costs.argmin(axis=0)
     fitted = np.isfinite(costs[best, rows])
     scores = np.array([r.score for r in readings])
-    foreign = (q.max(axis=1) >= FOREIGN_PROB) & (scores >= FOREIGN_SCORE)
-    sureness = q.max(axis=1) * scores
+    q_top = q.max(axis=1)
+    foreign = (q_top >= FOREIGN_PROB) & (scores >= FOREIGN_SCORE)
+    sureness = q_top * scores
     any_foreign = bool(foreign.any())
     extra = DISAGREEMENT_WEIGHT * (1.0 - np.minimum(agreement, 1.0)) + SIZE_RATIO_WEIGHT * np.abs(np.log(si / sj))
     out = []
@@ -323,7 +324,7 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
         i, j, lab, b = int(ii[m]), int(jj[m]), int(label[m]), int(best[m])
         layout = layouts[b]
         cost, theta, card_w = float(costs[b, m]), float(thetas[b, m]), float(widths[b, m])
-        faint = FACE_PRINT_SHARE * min(q[i, lab] * scores[i], q[j, lab] * scores[j])
+        faint = _face_print_bound(q[i, lab], scores[i], q[j, lab], scores[j])
         if any_foreign and _holds_foreign_index(readings, centres, sizes, top, foreign & (sureness >= faint), grid,
                                                 i, j, lab, theta, card_w, layout):
             continue
@@ -731,22 +732,26 @@ def _lone_readings(a: Assembly) -> None:
         used[k] = True
 
 
+def _face_print_bound(p_i: float, score_i: float, p_j: float, score_j: float) -> float:
+    """How surely (classifier probability x detector score) an index inside the face of two corners
+    read their card with probabilities ``p_i``, ``p_j`` and detector scores ``score_i``, ``score_j``
+    may be read and still be that face's print: ``FACE_PRINT_SHARE`` of the weaker corner's."""
+    return FACE_PRINT_SHARE * min(float(p_i) * float(score_i), float(p_j) * float(score_j))
+
+
 def _face_print(a: Assembly, k: int, near: list[Found]) -> bool:
-    """Whether free reading ``k`` is the print of a whole card's face (of ``near``): inside the face
-    (shrunk by ``FOREIGN_SHRINK``) of a card whose two corners were each read more than
-    1 / ``FACE_PRINT_SHARE`` times as surely as it (classifier probability x detector score). The
-    card's two corners lie on top; a faint "index" between them is its court figure or pip, not a
-    card (a sure one keeps the pair from being one card: ``pair_candidates``)."""
+    """Whether free reading ``k`` is the print of a whole card's face (of ``near``, whole cards):
+    inside the face (shrunk by ``FOREIGN_SHRINK``) of a card whose corners read it read less surely
+    than :func:`_face_print_bound`. The card's two corners lie on top; a faint "index" between them
+    is its court figure or pip, not a card (a sure one keeps the pair from being one card:
+    ``pair_candidates``)."""
     r = a.readings[k]
     mine = float(a.q[k].max()) * r.score
     for f in near:
-        if f.card.quad is None or len(f.members) < 2:
-            continue
-        lab = int(f.fit.dist.argmax()) if f.fit is not None and f.fit.dist is not None else None
-        if lab is None:
-            continue
-        corners = min(float(a.q[m, lab]) * a.readings[m].score for m in f.members[:2])
-        if mine < FACE_PRINT_SHARE * corners and bool(points_in_quad([r.centre], f.card.quad, FOREIGN_SHRINK)[0]):
+        i, j = f.members[:2]
+        lab = int(f.fit.dist.argmax())
+        if (mine < _face_print_bound(a.q[i, lab], a.readings[i].score, a.q[j, lab], a.readings[j].score)
+                and bool(points_in_quad([r.centre], f.card.quad, FOREIGN_SHRINK)[0])):
             return True
     return False
 
