@@ -7,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tableref.referee.errors import RefereeError
+from tableref.rules_json import jsonio
 from tableref.cli import main
 from tableref.rules_json.marriage import COMMANDS
 
@@ -168,4 +169,6 @@ def test_fuzz_one_field_of_a_valid_request(action, data):
         assert exc.message
     else:
         assert isinstance(out, dict)
-        json.dumps(out)
+        # written as the command line writes it (amounts exact, as Decimals), and read back: valid
+        # JSON, no NaN or Infinity in it
+        json.loads(jsonio.dumps(out), parse_constant=lambda c: pytest.fail(f"{c} in the answer"))

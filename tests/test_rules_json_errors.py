@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tableref.cli import main
 from tableref.referee.errors import RefereeError
+from tableref.rules_json import jsonio
 from tableref.rules_json.desmoche import COMMANDS as DESMOCHE
 
 PELADILLA = ["AS", "3C", "4D", "7H", "8S", "10D", "JS", "QH", "KD"]
@@ -136,4 +137,6 @@ def test_fuzz_desmoche_requests_are_answered_or_refused(action, data):
     except RefereeError as exc:
         assert exc.message
     else:
-        json.dumps(out, allow_nan=False)
+        # written as the command line writes it (amounts exact, as Decimals), and read back: valid
+        # JSON, no NaN or Infinity in it
+        json.loads(jsonio.dumps(out), parse_constant=lambda c: pytest.fail(f"{c} in the answer"))
