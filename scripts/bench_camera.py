@@ -217,18 +217,18 @@ class Tally:
 THREE_PACKS = "real-table frames as a three-pack table (Marriage)"
 
 
-def single_frames(sets: dict[str, list[Picture]], models: str | None, seed: int) -> dict:
+def single_frames(sets: dict[str, list[Picture]], models: str | None, seed: int, **changes) -> dict:
     """{set: {condition: Tally}} over every picture and condition, camera settings (a fully labelled
     real-table frame is one pack: read as a one-pack table, ``one_pack``; the set ``THREE_PACKS`` as a
-    three-pack table, ``several_packs``)."""
+    three-pack table, ``several_packs``; ``changes``: other settings, ``RecognizerConfig`` fields)."""
     from tqdm import tqdm
 
     from tableref.vision.recognition import CardRecognizer, MachineSettings, camera_preset
 
     quick = MachineSettings.from_environment(os.environ).quick      # TABLEREF_READING=quick, as watch reads it
-    any_pack = CardRecognizer(models, config=camera_preset(quick=quick))
-    one_pack = CardRecognizer(models, config=camera_preset(quick=quick, one_pack=True))
-    three_packs = CardRecognizer(models, config=camera_preset(quick=quick, several_packs=True))
+    any_pack = CardRecognizer(models, config=camera_preset(quick=quick, **changes))
+    one_pack = CardRecognizer(models, config=camera_preset(quick=quick, one_pack=True, **changes))
+    three_packs = CardRecognizer(models, config=camera_preset(quick=quick, several_packs=True, **changes))
     out: dict[str, dict[str, Tally]] = {}
     total = sum(len(p) for p in sets.values()) * len(CONDITIONS)
     with tqdm(total=total, desc="single frames", unit="frame") as bar:

@@ -8,7 +8,16 @@ The recogniser picks a faster backend automatically (``RecognizerConfig(backend=
 where ``models/backends.json`` says it passed this check on exactly the model files in use
 (their SHA-256): a retrained model falls back to ONNX Runtime until the check is run again.
 
-The check: every one of the real rank-labelled photos (``--real``), the rendered scenes
+    python scripts/validate_backend.py --classifier-bf16 --real DIR --real-table DIR [--write]
+
+``--classifier-bf16`` checks instead the classifier computed by OpenVINO in bfloat16 (where the
+processor does that natively) against ONNX Runtime in float32, as a camera's frames are read: the
+single-frame table of ``scripts/bench_camera.py`` (the real-table frames as a one-pack and as a
+three-pack table, and the rank photos, each under every camera condition) read both ways. It passes
+when bfloat16 reads, in every set and condition, at least as many cards right and no more wrong;
+recorded (``--write``) under the classifier file's SHA-256, it lets a camera's frames be read so.
+
+The backend check: every one of the real rank-labelled photos (``--real``), the rendered scenes
 (``--render``, card level) and the real fanned-deal frames (``--real-table``) are read with both
 backends. It passes when the candidate's recall and precision on the real photos are at least
 ONNX Runtime's and its recall and precision on the rendered scenes are within ``--tolerance``
@@ -27,12 +36,65 @@ import cv2
 
 from tableref import bench
 from tableref.training import evaluation
-from tableref.vision.recognition import CardRecognizer, RecognizerConfig
+from tableref.vision.recognition import CardRecognizer, RecognizerConfig, camera_preset
 from tableref.vision.runtime import VALIDATION_FILE, file_sha256
 
 
 def cards_of(rec, img):
     return sorted(c.card for c in rec.recognize(img))
+
+
+def check_classifier_bf16(args) -> int:
+    """The bfloat16 classifier against float32 on the real camera frames (``--classifier-bf16``)."""
+    import bench_camera as bc
+
+    from tableref.vision.runtime import CLASSIFIER_BF16, ModelError, bf16_native
+
+    if not bf16_native():
+        print("error: OpenVINO is not installed or this processor does not compute bfloat16 natively", file=sys.stderr)
+        return 2
+    if not args.real_table or not Path(args.real_table).is_dir():
+        print("error: --classifier-bf16 needs --real-table DIR", file=sys.stderr)
+        return 2
+    table = bc.real_table_frames(Path(args.real_table))
+    sets = {k: v for k, v in (("real-table frames", table), (bc.THREE_PACKS, table),
+                              ("rank photos", bc.rank_photos(Path(args.real)))) if v}
+    try:
+        runs = {name: bc.single_frames(sets, args.models, 0, classifier_bf16=how)
+                for name, how in (("float32", "off"), ("bfloat16", "on"))}
+        cand = CardRecognizer(args.models, config=camera_preset(classifier_bf16="on"))
+    except ModelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    ok, rows = True, []
+    for set_name in sets:
+        for cond in bc.CONDITIONS:
+            a, b = runs["float32"][set_name][cond], runs["bfloat16"][set_name][cond]
+            row_ok = b.read >= a.read and len(b.wrong) <= len(a.wrong)
+            ok = ok and row_ok
+            rows.append(f"{set_name} | {cond} | read {a.read} -> {b.read} of {a.labelled} | wrong {len(a.wrong)} -> "
+                        f"{len(b.wrong)}{'' if row_ok else ' | FAILED'}")
+            print(rows[-1])
+    entry = {"passed": ok, "checked": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+             "models": {cand.cls_path.name: file_sha256(cand.cls_path)},
+             "float32 -> bfloat16": rows}
+    print(f"classifier in bfloat16: {'PASSED' if ok else 'FAILED'} (every set and condition: at least as many "
+          f"cards read, no more wrong)")
+    if args.write:
+        _record(cand.models_dir, CLASSIFIER_BF16, entry)
+    return 0 if ok else 1
+
+
+def _record(models_dir: Path, key: str, entry: dict) -> None:
+    """``entry`` written under ``key`` in the models' backends.json, the other entries kept."""
+    path = Path(models_dir) / VALIDATION_FILE
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        old = {}
+    old[key] = entry
+    path.write_text(json.dumps(old, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {path}", file=sys.stderr)
 
 
 def main(argv=None) -> int:
@@ -45,12 +107,17 @@ def main(argv=None) -> int:
     ap.add_argument("--render", type=int, default=24, help="rendered scenes to compare (0 = none)")
     ap.add_argument("--tolerance", type=float, default=0.2, help="points of recall/precision on rendered scenes")
     ap.add_argument("--write", action="store_true", help=f"record the result in the models' {VALIDATION_FILE}")
+    ap.add_argument("--classifier-bf16", action="store_true",
+                    help="check the classifier in bfloat16 (OpenVINO) on the real camera frames instead")
     args = ap.parse_args(argv)
     if not Path(args.real).exists():
         print(f"error: --real {args.real}: no such folder", file=sys.stderr)
         return 2
-    ref = CardRecognizer(args.models, config=RecognizerConfig(backend="onnxruntime", precision="fp32", fast_classifier=False))
-    cand = CardRecognizer(args.models, config=RecognizerConfig(backend=args.backend, precision="fp32", fast_classifier=False))
+    if args.classifier_bf16:
+        return check_classifier_bf16(args)
+    settings = dict(precision="fp32", fast_classifier=False, classifier_bf16="off")
+    ref = CardRecognizer(args.models, config=RecognizerConfig(backend="onnxruntime", **settings))
+    cand = CardRecognizer(args.models, config=RecognizerConfig(backend=args.backend, **settings))
     result = {}
     for name, rec in (("onnxruntime", ref), (args.backend, cand)):
         real = evaluation.evaluate_rank_photos(rec, args.real)
@@ -81,14 +148,7 @@ def main(argv=None) -> int:
           f"{b['real']['recall']:.4f}/{b['real']['precision']:.4f} vs {a['real']['recall']:.4f}/"
           f"{a['real']['precision']:.4f}; {len(differ)} of {len(images)} images read differently)")
     if args.write:
-        path = cand.models_dir / VALIDATION_FILE
-        try:
-            old = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            old = {}
-        old[args.backend] = entry
-        path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {path}", file=sys.stderr)
+        _record(cand.models_dir, args.backend, entry)
     return 0 if ok else 1
 
 

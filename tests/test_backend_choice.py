@@ -80,3 +80,54 @@ def test_freed_arrays_are_kept_for_the_next_frame_on_glibc():
         glibc = False
     assert runtime.keep_freed_memory() is glibc
     assert runtime.keep_freed_memory() is glibc          # once is enough; asking again is harmless
+
+
+def test_the_classifier_runs_in_bfloat16_only_where_checked_on_this_file_and_native(tmp_path, monkeypatch):
+    """A camera's classifier is computed in bfloat16 only with the settings' "auto" or "on", on a
+    processor that does bfloat16 natively, and ("auto") where backends.json records the check passed
+    on this very classifier file; ONNX Runtime asked for, a photo's settings, a retrained
+    classifier or a failed check keep float32."""
+    from tableref.vision.runtime import CLASSIFIER_BF16, classifier_bf16
+
+    cls = tmp_path / "cls.onnx"
+    cls.write_bytes(b"classifier")
+
+    def record(passed=True):
+        (tmp_path / runtime.VALIDATION_FILE).write_text(json.dumps(
+            {CLASSIFIER_BF16: {"passed": passed, "checked": "2026-12-04", "models": {cls.name: file_sha256(cls)}}}))
+
+    monkeypatch.setattr(runtime, "bf16_native", lambda: True)
+    monkeypatch.setattr(runtime, "openvino_available", lambda: True)
+    record()
+    assert classifier_bf16("auto", "auto", tmp_path, cls)[0] is True
+    assert classifier_bf16("auto", "openvino", tmp_path, cls)[0] is True
+    assert classifier_bf16("auto", "onnxruntime", tmp_path, cls) == (False, "float32 (ONNX Runtime asked for)")
+    assert classifier_bf16("off", "auto", tmp_path, cls)[0] is False
+    record(passed=False)
+    assert classifier_bf16("auto", "auto", tmp_path, cls)[0] is False
+    assert classifier_bf16("on", "auto", tmp_path, cls)[0] is True      # the check itself
+    record()
+    cls.write_bytes(b"classifier, retrained")
+    backend, why = classifier_bf16("auto", "auto", tmp_path, cls)
+    assert backend is False and "not checked" in why
+    monkeypatch.setattr(runtime, "bf16_native", lambda: False)
+    record()
+    assert classifier_bf16("auto", "auto", tmp_path, cls) == (False, "float32 (no native bfloat16 here)")
+    with pytest.raises(ModelError, match="natively"):
+        classifier_bf16("on", "auto", tmp_path, cls)
+    with pytest.raises(ModelError, match="unknown classifier precision"):
+        classifier_bf16("bf16", "auto", tmp_path, cls)
+
+
+def test_a_photo_is_read_in_float32_and_a_camera_frame_as_checked():
+    """The photo settings never compute in bfloat16; the camera's ask for it where it was checked
+    (the committed classifier: models/backends.json), and a recogniser says which it reads in."""
+    from tableref.vision.recognition import CardRecognizer, camera_preset, photo_preset
+
+    assert photo_preset().classifier_bf16 == "off"
+    assert camera_preset().classifier_bf16 == "auto"
+    photo = CardRecognizer(config=photo_preset())
+    assert photo.cls_bf16 is False and photo.cls_net.bf16 is False
+    camera = CardRecognizer(config=camera_preset())
+    assert camera.cls_bf16 == camera.cls_net.bf16
+    assert camera.cls_precision_reason.startswith("bfloat16" if camera.cls_bf16 else "float32")

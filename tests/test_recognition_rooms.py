@@ -27,8 +27,10 @@ def test_the_presets_read_at_photo_quality_unless_quick():
     assert camera_preset(det_conf=0.3).det_conf == 0.3
     photo = photo_preset(precision="fp32")
     assert all(getattr(photo, k) == v for k, v in PHOTO.items()) and photo.precision == "fp32"
-    # a photo keeps a doubted card and is read as it is (no glare taken off)
-    assert photo == camera_preset(doubt_contradicted=False, deglare=False, precision="fp32")
+    # a photo keeps a doubted card and is read as it is (no glare taken off), in float32; a camera's
+    # frames are read in bfloat16 where that was checked
+    assert photo == camera_preset(doubt_contradicted=False, deglare=False, precision="fp32", classifier_bf16="off")
+    assert camera.classifier_bf16 == "auto" and live_table_preset().classifier_bf16 == "auto"
     desmoche, marriage = live_table_preset(), live_table_preset(count=True, several_packs=True)
     for k, v in {**LIVE_VIDEO, **PHOTO_QUALITY}.items():
         assert getattr(desmoche, k) == v

@@ -2,9 +2,10 @@
 
 ``models/recognition.json`` names the committed ONNX files; :func:`int8_variant` finds a
 quantised copy that still matches its source model; :class:`Network` runs a model
-in an inference backend on the CPU: ONNX Runtime (the default) or, with the optional
-``openvino`` extra, OpenVINO where it was checked to read the real photos as well
-(:func:`choose_backend`).
+in an inference backend on the CPU: ONNX Runtime (the default) or OpenVINO where it was checked
+to read the real photos as well (:func:`choose_backend`); the classifier of a camera's frames is
+computed by OpenVINO in bfloat16 where the processor does that natively and it was checked to
+read the real camera frames as well (:func:`classifier_bf16`).
 """
 from __future__ import annotations
 
@@ -144,6 +145,54 @@ def choose_backend(requested: str, models_dir: Path, files: list[Path]) -> tuple
     return "onnxruntime", "OpenVINO not checked on these model files (scripts/validate_backend.py)"
 
 
+# the entry of backends.json that records the check of the classifier computed by OpenVINO in
+# bfloat16 against ONNX Runtime in float32, on a camera's frames (scripts/validate_backend.py
+# --classifier-bf16)
+CLASSIFIER_BF16 = "openvino-bf16-classifier"
+
+
+def bf16_native() -> bool:
+    """Whether OpenVINO is installed and this processor computes bfloat16 natively (AVX-512 BF16 or
+    AMX: OpenVINO lists ``BF16`` among the CPU's optimisation capabilities); elsewhere OpenVINO
+    would emulate it, slower than float32."""
+    global _bf16_native
+    if _bf16_native is None:
+        try:
+            import openvino as ov
+
+            _bf16_native = "BF16" in ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+        except Exception:  # not installed, or the runtime cannot see the CPU: float32
+            _bf16_native = False
+    return _bf16_native
+
+
+_bf16_native: bool | None = None
+
+
+def classifier_bf16(wanted: str, backend: str, models_dir: Path, classifier: Path) -> tuple[bool, str]:
+    """(whether the classifier runs in bfloat16, why). ``wanted`` (``RecognizerConfig.classifier_bf16``):
+    "off"; "on" (a ModelError where this processor does not compute bfloat16 natively,
+    :func:`bf16_native`); "auto": only where the backend is not ONNX Runtime by request, the
+    processor computes bfloat16 natively and ``backends.json`` records the check passed on this very
+    classifier file (``CLASSIFIER_BF16``)."""
+    if wanted not in ("auto", "on", "off"):
+        raise ModelError(f"unknown classifier precision {wanted!r} (auto, on, off)")
+    if wanted == "off":
+        return False, "float32 (these settings)"
+    if wanted == "on":
+        if not bf16_native():
+            raise ModelError("bfloat16 asked for, but OpenVINO is not installed or this processor does not "
+                             "compute bfloat16 natively")
+        return True, "bfloat16 (OpenVINO, asked for)"
+    if backend == "onnxruntime":
+        return False, "float32 (ONNX Runtime asked for)"
+    if not bf16_native():
+        return False, "float32 (no native bfloat16 here)" if openvino_available() else "float32 (OpenVINO not installed)"
+    if CLASSIFIER_BF16 not in validated_backends(models_dir, [classifier]):
+        return False, "float32 (bfloat16 not checked on this classifier: scripts/validate_backend.py --classifier-bf16)"
+    return True, "bfloat16 (OpenVINO)"
+
+
 class Network:
     """One model loaded in a backend: ``run(x)`` gives its first output for one float32 input.
 
@@ -153,10 +202,13 @@ class Network:
     not used.)
     """
 
-    def __init__(self, path: Path, threads: int, backend: str = "onnxruntime"):
+    def __init__(self, path: Path, threads: int, backend: str = "onnxruntime", bf16: bool = False):
         self.path = Path(path)
         self.backend = backend
         self.threads = threads
+        if bf16 and backend != "openvino":
+            raise ModelError("bfloat16 is computed by OpenVINO only")
+        self.bf16 = bf16
         self._blobs: dict[tuple[int, int], np.ndarray] = {}
         self._solo = None       # a one-thread copy of the session and a worker per run side by side (map_side_by_side)
         self._workers = None
@@ -199,7 +251,9 @@ class Network:
         inp = model.inputs[0]
         self.input_name = inp.get_any_name()
         self.input_shape = [d.get_length() if d.is_static else d.to_string() for d in inp.get_partial_shape()]
-        config = {"INFERENCE_NUM_THREADS": threads, "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY"}
+        # float32 unless asked (OpenVINO would take bfloat16 by itself on a processor with AMX)
+        config = {"INFERENCE_NUM_THREADS": threads, "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY",
+                  "INFERENCE_PRECISION_HINT": "bf16" if self.bf16 else "f32"}
         compiled = core.compile_model(model, "CPU", config)
         request = compiled.create_infer_request()
 

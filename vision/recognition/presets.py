@@ -109,6 +109,11 @@ class RecognizerConfig:
     # "auto": OpenVINO where installed and checked on these models, else ONNX Runtime; "onnxruntime";
     # "openvino"
     backend: str = "auto"
+    # the classifier computed in bfloat16 by OpenVINO (``runtime.classifier_bf16``): "auto" where the
+    # processor does that natively and models/backends.json records the check on this classifier
+    # file (about half the classifier's time, and the same cards on every real camera measure: a
+    # camera's frames); "off" (photos, read once, in float32); "on" (the check itself)
+    classifier_bf16: str = "auto"
 
     def but(self, **changes) -> "RecognizerConfig":
         """These settings with ``changes`` (field names) made."""
@@ -134,8 +139,8 @@ PHOTO_QUALITY = dict(index_px_min=PHOTO_INDEX_PX[0], index_px_target=PHOTO_INDEX
                      vote_turns=(1, 2, 3), tight_turned=True, det_conf=PHOTO_DET_CONF,
                      det_score_power=PHOTO_DET_POWER)
 # a photo is read once: a card one of its own corners doubts is kept (no next frame settles it); a
-# photo is read as it is (no glare taken off)
-PHOTO = dict(PHOTO_QUALITY, doubt_contradicted=False, deglare=False)
+# photo is read as it is (no glare taken off), in float32
+PHOTO = dict(PHOTO_QUALITY, doubt_contradicted=False, deglare=False, classifier_bf16="off")
 
 # The quick reading (``RecognizerConfig``'s own defaults; ``TABLEREF_READING=quick`` for a camera on
 # a slow machine): the detector's own band of recognition.json (16-20 px), the fast classifier
