@@ -174,3 +174,19 @@ def test_the_memo_keeps_views_for_a_few_frames_only():
     for k in range(memo_mod.VIEW_MEMO_SIZE + 3):
         memo.remember_view(k, sign, boxes, scores)
     assert memo.view_boxes("v", sign) is None and memo.view_boxes(memo_mod.VIEW_MEMO_SIZE + 2, sign) is not None
+
+
+def test_a_crop_is_unchanged_within_the_reuse_bound_of_its_block_means():
+    """``memo.reading_unchanged`` compares crops averaged down to 16 x 16 blocks: a block whose mean
+    moved by REUSE_MAX_DIFF grey levels in one colour is unchanged, by one more is changed (exact
+    sums, no rounding at the bound)."""
+    from tableref.vision.recognition.memo import REUSE_MAX_DIFF, reading_unchanged
+
+    read = np.full((4, 64, 64, 3), 100, np.uint8)
+    now = read.copy()
+    now[0, :4, :4, 0] += REUSE_MAX_DIFF          # a whole 4 x 4 block: its mean by the bound
+    now[1, :4, :4, 0] += REUSE_MAX_DIFF + 1
+    now[2, :4, :2, 1] += 2 * REUSE_MAX_DIFF + 1  # half a block by twice the bound and one
+    now[3, :4, :2, 1] += 2 * REUSE_MAX_DIFF
+    assert reading_unchanged(read, now).tolist() == [True, False, False, True]
+    assert reading_unchanged(read[:0], now[:0]).shape == (0,)

@@ -47,9 +47,13 @@ def reading_unchanged(read: np.ndarray, now: np.ndarray) -> np.ndarray:
     f = side // REUSE_SIDE
 
     def small(c):
-        return c.reshape(n, REUSE_SIDE, f, REUSE_SIDE, f, 3).mean(axis=(2, 4), dtype=np.float32)
+        # each f x f block's sum (f * f times its mean, exactly: at most 255 * f * f), the rows of a
+        # block summed first, then its columns: four times faster than numpy's mean over both
+        # axes of the blocks at once (a Marriage count's 80 indices: 2 instead of 8 ms a frame)
+        rows = c.reshape(n, REUSE_SIDE, f, side * 3).sum(axis=2, dtype=np.int32)
+        return rows.reshape(n, REUSE_SIDE, REUSE_SIDE, f, 3).sum(axis=3)
 
-    return np.abs(small(read) - small(now)).max(axis=(1, 2, 3)) <= REUSE_MAX_DIFF
+    return np.abs(small(read) - small(now)).max(axis=(1, 2, 3)) <= REUSE_MAX_DIFF * f * f
 
 
 def picture_signature(picture: np.ndarray) -> np.ndarray:
