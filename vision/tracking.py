@@ -470,16 +470,20 @@ class TableTracker:
         """Photo-quality readings matched to the cards followed by where their corner indices lie
         (a whole card read in a fan covers the indices of the cards under it: its box says little):
         (track index, det index) pairs whose boxes overlap at least PLACE_IOU, best first."""
-        track_boxes = [[b for b in (tr.det_box, None if tr.partial or tr.quad is None else tr.box) if b is not None]
-                       for tr in self.tracks]
-        pairs = []
-        for di, d in enumerate(dets):
-            mine = list(d.indices) or [d.box]
-            for ti, boxes in enumerate(track_boxes):
-                best = max((_box_iou(a, b) for a in mine for b in boxes), default=0.0)
-                if best >= PLACE_IOU:
-                    pairs.append((best, ti, di))
-        pairs.sort(reverse=True)
+        # every box of every card against every box of every reading at once (one IoU matrix), then
+        # the best of each (reading, card) pair
+        track_rows = [(ti, b) for ti, tr in enumerate(self.tracks)
+                      for b in (tr.det_box, None if tr.partial or tr.quad is None else tr.box) if b is not None]
+        det_rows = [(di, b) for di, d in enumerate(dets) for b in (list(d.indices) or [d.box])]
+        if not track_rows or not det_rows:
+            return []
+        iou = _iou_matrix(np.array([b for _, b in det_rows], dtype=np.float64).reshape(-1, 4),
+                          np.array([b for _, b in track_rows], dtype=np.float64).reshape(-1, 4))
+        best = np.zeros((len(dets), len(self.tracks)))
+        np.maximum.at(best, (np.array([di for di, _ in det_rows])[:, None], np.array([ti for ti, _ in track_rows])[None, :]),
+                      iou)
+        pairs = sorted(((float(best[di, ti]), int(ti), int(di)) for di, ti in zip(*np.nonzero(best >= PLACE_IOU))),
+                       reverse=True)
         used_t, used_d, matches = set(), set(), []
         for _, ti, di in pairs:
             if ti not in used_t and di not in used_d:
