@@ -120,8 +120,9 @@ def test_the_classifier_runs_in_bfloat16_only_where_checked_on_this_file_and_nat
 
 
 def test_a_photo_is_read_in_float32_and_a_camera_frame_as_checked():
-    """The photo settings never compute in bfloat16; the camera's ask for it where it was checked
-    (the committed classifier: models/backends.json), and a recogniser says which it reads in."""
+    """The photo settings never compute in bfloat16; a camera's frames (and the live table's still
+    looks) ask for it where it was checked (the committed classifier: models/backends.json), and a
+    recogniser says which it reads in."""
     from tableref.vision.recognition import CardRecognizer, camera_preset, photo_preset
 
     assert photo_preset().classifier_bf16 == "off"
@@ -131,3 +132,8 @@ def test_a_photo_is_read_in_float32_and_a_camera_frame_as_checked():
     camera = CardRecognizer(config=camera_preset())
     assert camera.cls_bf16 == camera.cls_net.bf16
     assert camera.cls_precision_reason.startswith("bfloat16" if camera.cls_bf16 else "float32")
+    # the live table's photo-quality looks at a still table read a camera's frame too
+    from tableref.vision.recognition.still import _default_recognizer
+
+    still = _default_recognizer()
+    assert still.config.classifier_bf16 == "auto" and still.cls_bf16 == camera.cls_bf16

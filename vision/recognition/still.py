@@ -31,9 +31,11 @@ def _default_recognizer():
     from tableref.vision.recognition.recognizer import CardRecognizer
 
     # one thread: the camera loop keeps the other core
-    # the photo settings, but part of a live table's evidence: a contradicted card is only unsure, and
-    # a lamp's glare is taken off as from any camera frame
-    return CardRecognizer(threads=1, config=photo_preset(doubt_contradicted=True, deglare=True))
+    # the photo settings, but part of a live table's evidence: a contradicted card is only unsure, a
+    # lamp's glare is taken off and the classifier is computed in bfloat16 where that was checked, as
+    # for any camera frame
+    return CardRecognizer(threads=1, config=photo_preset(doubt_contradicted=True, deglare=True,
+                                                         classifier_bf16="auto"))
 
 
 def shifted(card: DetectedCard, dx: float, dy: float) -> DetectedCard:
