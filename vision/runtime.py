@@ -9,6 +9,7 @@ read the real camera frames as well (:func:`classifier_bf16`).
 """
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -151,22 +152,17 @@ def choose_backend(requested: str, models_dir: Path, files: list[Path]) -> tuple
 CLASSIFIER_BF16 = "openvino-bf16-classifier"
 
 
+@functools.lru_cache(maxsize=1)
 def bf16_native() -> bool:
     """Whether OpenVINO is installed and this processor computes bfloat16 natively (AVX-512 BF16 or
     AMX: OpenVINO lists ``BF16`` among the CPU's optimisation capabilities); elsewhere OpenVINO
-    would emulate it, slower than float32."""
-    global _bf16_native
-    if _bf16_native is None:
-        try:
-            import openvino as ov
+    would emulate it, slower than float32. Asked once."""
+    try:
+        import openvino as ov
 
-            _bf16_native = "BF16" in ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
-        except Exception:  # not installed, or the runtime cannot see the CPU: float32
-            _bf16_native = False
-    return _bf16_native
-
-
-_bf16_native: bool | None = None
+        return "BF16" in ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+    except Exception:  # not installed, or the runtime cannot see the CPU: float32
+        return False
 
 
 def classifier_bf16(wanted: str, backend: str, models_dir: Path, classifier: Path) -> tuple[bool, str]:
