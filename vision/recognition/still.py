@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from tableref.vision.recognition.presets import photo_preset
+from tableref.vision.recognition.presets import camera_preset
 from tableref.vision.types import DetectedCard
 
 
@@ -31,11 +31,10 @@ def _default_recognizer():
     from tableref.vision.recognition.recognizer import CardRecognizer
 
     # one thread: the camera loop keeps the other core
-    # the photo settings, but part of a live table's evidence: a contradicted card is only unsure, a
-    # lamp's glare is taken off and the classifier is computed in bfloat16 where that was checked, as
-    # for any camera frame
-    return CardRecognizer(threads=1, config=photo_preset(doubt_contradicted=True, deglare=True,
-                                                         classifier_bf16="auto"))
+    # a camera's frame read at photo quality (the camera's settings): part of a live table's evidence,
+    # so a contradicted card is only unsure, a lamp's glare is taken off and the classifier is
+    # computed in bfloat16 where that was checked
+    return CardRecognizer(threads=1, config=camera_preset())
 
 
 def shifted(card: DetectedCard, dx: float, dy: float) -> DetectedCard:
@@ -49,10 +48,10 @@ def shifted(card: DetectedCard, dx: float, dy: float) -> DetectedCard:
 
 
 class StillReader:
-    """Reads regions of still frames with the photo settings, one at a time, in its own thread.
+    """Reads regions of still frames at photo quality, one at a time, in its own thread.
 
-    ``make_recognizer``: builds the photo recogniser (in the reader's thread, on first use; default
-    the committed models with ``photo_preset`` on one thread)."""
+    ``make_recognizer``: builds the recogniser (in the reader's thread, on first use; default the
+    committed models with ``camera_preset``, photo quality, on one thread)."""
 
     def __init__(self, make_recognizer: Callable[[], object] | None = None):
         self._make = make_recognizer or _default_recognizer
