@@ -27,15 +27,17 @@ def test_the_presets_read_at_photo_quality_unless_quick():
     assert camera_preset(det_conf=0.3).det_conf == 0.3
     photo = photo_preset(precision="fp32")
     assert all(getattr(photo, k) == v for k, v in PHOTO.items()) and photo.precision == "fp32"
-    # a photo keeps a doubted card and is read as it is (no glare taken off), in float32; a camera's
-    # frames are read in bfloat16 where that was checked
-    assert photo == camera_preset(doubt_contradicted=False, deglare=False, precision="fp32", classifier_bf16="off")
+    # a photo keeps a doubted card and is read as it is (no glare taken off, not sharpened), in
+    # float32; a camera's frames are read in bfloat16 where that was checked
+    assert photo == camera_preset(doubt_contradicted=False, deglare=False, unsoften=False, precision="fp32",
+                                  classifier_bf16="off")
     assert camera.classifier_bf16 == "auto" and live_table_preset().classifier_bf16 == "auto"
     desmoche, marriage = live_table_preset(), live_table_preset(count=True, several_packs=True)
     for k, v in {**LIVE_VIDEO, **PHOTO_QUALITY}.items():
         assert getattr(desmoche, k) == v
         assert getattr(marriage, k) == COUNT_TABLE.get(k, v)        # a count reads its own index size
     assert not desmoche.several_packs and marriage.several_packs
+    assert desmoche.unsoften and not marriage.unsoften      # a three-pack table's loop is not sharpened
     quick = live_table_preset(count=True, quick=True)
     assert all(getattr(quick, k) == v for k, v in {**LIVE_VIDEO, **COUNT_TABLE}.items()) and quick.fast_classifier
     assert live_table_preset(quick=True).index_px_min is None

@@ -2,6 +2,7 @@
 
 * the enlarged views chosen for a frame (``reuse_scale_frames``), so the next frames skip the full
   view that chose them;
+* how much a soft camera's frames are sharpened (``images.unsoften``), measured anew with the views;
 * the size of the last frame if it was read turned too: the next frame of that size runs the
   full and the turned view side by side from the start;
 * the boxes found in each view, kept while the view's picture is unchanged (``reuse_views``);
@@ -70,11 +71,20 @@ def picture_unchanged(before: np.ndarray, now: np.ndarray) -> bool:
     return int(cv2.absdiff(before, now).max()) <= REUSE_MAX_DIFF
 
 
+def _count_down(kept: tuple | None, size: tuple[int, int]) -> tuple[object, tuple | None]:
+    """(the value kept for frames of ``size``, or None; what is kept after this frame) of a
+    (frame size, value, frames left) kept by :class:`FrameMemo`."""
+    if kept is not None and kept[0] == size and kept[2] > 0:
+        return kept[1], (kept[0], kept[1], kept[2] - 1)
+    return None, None
+
+
 class FrameMemo:
     """What is kept from the last frames (see the module's text); empty for a new recogniser."""
 
     def __init__(self):
         self._scale: tuple | None = None        # (frame size, views, frames left)
+        self._unsoften: tuple | None = None     # (frame size, the unsharp mask's amount, frames left)
         self.turned_size: tuple[int, int] | None = None
         # (view, turned, frame size) -> (signature, boxes, scores, frames reused), oldest first
         self._views: dict = {}
@@ -85,15 +95,20 @@ class FrameMemo:
     def kept_views(self, size: tuple[int, int]) -> list[View] | None:
         """The enlarged views kept for frames of ``size``, one frame fewer left; else None (and
         nothing kept any more)."""
-        kept = self._scale
-        if kept is not None and kept[0] == size and kept[2] > 0:
-            self._scale = (kept[0], kept[1], kept[2] - 1)
-            return kept[1]
-        self._scale = None
-        return None
+        views, self._scale = _count_down(self._scale, size)
+        return views
 
     def keep_views(self, size: tuple[int, int], views: list[View], frames: int) -> None:
         self._scale = (size, views, frames)
+
+    # -- how much a soft camera's frames are sharpened
+    def kept_unsoften(self, size: tuple[int, int]) -> float | None:
+        """The unsharp mask's amount kept for frames of ``size``, one frame fewer left; else None."""
+        amount, self._unsoften = _count_down(self._unsoften, size)
+        return amount
+
+    def keep_unsoften(self, size: tuple[int, int], amount: float, frames: int) -> None:
+        self._unsoften = (size, amount, frames)
 
     # -- the boxes found in each view
     def view_boxes(self, key: tuple, signature: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

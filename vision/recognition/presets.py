@@ -44,6 +44,9 @@ class RecognizerConfig:
     # a lamp's glare is taken off a camera's frame before it is read (``images.deglare``); a photo is
     # read as it is
     deglare: bool = True
+    # a soft camera's blur is partly undone before a frame is read (``images.unsoften``: only where
+    # its sharpest edges measure blurred); a photo is read as it is
+    unsoften: bool = True
     det_score_power: float = 0.7    # weight of the detector score in a card's confidence (score ** power)
     # index size band (longer side, detector input pixels) the detector reads best;
     # None = take it from recognition.json or use the built-in default (``plan.index_band``)
@@ -139,8 +142,8 @@ PHOTO_QUALITY = dict(index_px_min=PHOTO_INDEX_PX[0], index_px_target=PHOTO_INDEX
                      vote_turns=(1, 2, 3), tight_turned=True, det_conf=PHOTO_DET_CONF,
                      det_score_power=PHOTO_DET_POWER)
 # a photo is read once: a card one of its own corners doubts is kept (no next frame settles it); a
-# photo is read as it is (no glare taken off), in float32
-PHOTO = dict(PHOTO_QUALITY, doubt_contradicted=False, deglare=False, classifier_bf16="off")
+# photo is read as it is (no glare taken off, not sharpened), in float32
+PHOTO = dict(PHOTO_QUALITY, doubt_contradicted=False, deglare=False, unsoften=False, classifier_bf16="off")
 
 # The quick reading (``RecognizerConfig``'s own defaults; ``TABLEREF_READING=quick`` for a camera on
 # a slow machine): the detector's own band of recognition.json (16-20 px), the fast classifier
@@ -156,6 +159,15 @@ LIVE_VIDEO = dict(reuse_scale_frames=4, reuse_views=True, reuse_readings=True)
 # under 22 px, to about 26 px. Enlarged to photo quality's 32 px, a rendered count of 85 cards takes
 # 15 tiles and 250 ms a frame (26 px: 8 tiles, 140 ms) and its hands were published seconds late
 COUNT_TABLE = dict(index_px_min=22.0, index_px_target=26.0, max_rect_pixels=2_200_000)
+
+
+# a live table of several packs (Marriage): identical cards may lie side by side, and its camera loop
+# reads a soft camera's frames as they are. Sharpened, the loop read more of the real fanned deal's
+# defocused feeds (47 cards instead of 43-45) but also read a soft 9C as 9S steadily enough for the
+# evidence over looks to take it in 4 feeds of 10; with one pack that misread names a card lying
+# elsewhere and is set aside, with three packs nothing contradicts it. The still table's photo-quality
+# looks (``camera_preset``) sharpen on every table.
+SEVERAL_PACKS_LIVE = dict(several_packs=True, unsoften=False)
 
 
 def camera_preset(*, quick: bool = False, **changes) -> RecognizerConfig:
@@ -177,7 +189,7 @@ def live_table_preset(*, count: bool = False, several_packs: bool = False, one_p
     enlarged to a size of their own); ``several_packs``: identical cards may lie side by side;
     ``one_pack``: each card is on the table once at most; ``changes`` set any field."""
     reading = {**({} if quick else PHOTO_QUALITY), **(COUNT_TABLE if count else {})}
-    return RecognizerConfig(**{**LIVE_VIDEO, **reading, **({"several_packs": True} if several_packs else {}),
+    return RecognizerConfig(**{**LIVE_VIDEO, **reading, **(SEVERAL_PACKS_LIVE if several_packs else {}),
                                **({"one_pack": True} if one_pack else {}), **changes})
 
 

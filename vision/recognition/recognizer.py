@@ -22,7 +22,7 @@ from tableref.vision.recognition.confidence import split_cards
 from tableref.vision.recognition.finder import IndexFinder
 from tableref.vision.recognition.frame import FrameReading
 from tableref.vision.recognition.helper import HelperThread
-from tableref.vision.recognition.images import deglare, ensure_bgr
+from tableref.vision.recognition.images import blur_sigma, deglare, ensure_bgr, unsoften, unsoften_amount
 from tableref.vision.recognition.images import sharpness as measure_sharpness
 from tableref.vision.recognition.memo import FrameMemo
 from tableref.vision.recognition.plan import ScalePlan
@@ -199,10 +199,21 @@ class CardRecognizer:
         return tuple(self.finder.detect_group(self._frame(image), [(view, False), (view, True)]))
 
     def _picture(self, image: np.ndarray) -> np.ndarray:
-        """The picture the recogniser reads of ``image``: BGR, with a lamp's glare taken off where the
-        settings say so (``images.deglare``)."""
+        """The picture the recogniser reads of ``image``: BGR, with a lamp's glare taken off and a soft
+        camera's blur partly undone where the settings say so (``images.deglare``, ``images.unsoften``)."""
+        c = self.config
         image = ensure_bgr(image)
-        return deglare(image) if self.config.deglare else image
+        image = deglare(image) if c.deglare else image
+        if not c.unsoften:
+            return image
+        # a fixed camera's focus is measured with its views, once every reuse_scale_frames + 1 frames
+        size = (image.shape[1], image.shape[0])
+        amount = self.memo.kept_unsoften(size) if c.reuse_scale_frames else None
+        if amount is None:
+            amount = unsoften_amount(blur_sigma(image))
+            if c.reuse_scale_frames:
+                self.memo.keep_unsoften(size, amount, c.reuse_scale_frames)
+        return unsoften(image, amount)
 
     def _frame(self, image: np.ndarray) -> FrameReading:
         """A frame read one step at a time: no work in the helper thread."""
