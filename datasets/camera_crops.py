@@ -99,8 +99,15 @@ def _label_of(box, indices) -> str | None:
     return None
 
 
+def cut_from(rec, soft: np.ndarray, as_read: bool) -> np.ndarray:
+    """The picture a degraded frame's soft crops are cut from: the frame itself, or (``as_read``) the
+    picture the recogniser ``rec`` reads of it, a lamp's glare taken off and a soft frame sharpened
+    (``CardRecognizer.picture``), so that the classifier learns the crops it is given."""
+    return rec.picture(soft) if as_read else soft
+
+
 def _job(args):
-    out_dir, split, i, seed, decks, layouts, models, legible_p, wrong_as_none = args
+    out_dir, split, i, seed, decks, layouts, models, legible_p, wrong_as_none, as_read = args
     from tableref.datasets.scenes import DeckPool, render_scene
     from tableref.vision.crops import index_crops
     from tableref.vision.recognition import CardRecognizer, camera_preset
@@ -114,6 +121,7 @@ def _job(args):
                          layout_weights=layouts)
     soft, _ = degrade(scene.image, rng)
     boxes, _ = _STATE["rec"].find_indices(soft)
+    soft = cut_from(_STATE["rec"], soft, as_read)
     counts = {"card": 0, "none": 0, "unsure": 0, "illegible": 0, "wrong_none": 0}
     picked, classes, between = [], [], []
     for b in boxes.tolist():
@@ -158,13 +166,15 @@ def _job(args):
 
 def build(out: Path, scenes: int, val_scenes: int, seed: int, workers: int,
           layouts: dict[str, float] | None = None, models: str | None = None,
-          legible_p: float | str = LEGIBLE_P, wrong_as_none: float | None = None) -> dict:
+          legible_p: float | str = LEGIBLE_P, wrong_as_none: float | None = None, as_read: bool = False) -> dict:
     """Render, degrade and cut ``scenes`` training and ``val_scenes`` validation tables into ``out``.
     ``layouts``: the scene layouts' weights (``datasets.scenes.LAYOUTS`` names; default ``LAYOUTS``);
     ``models``: the recogniser that finds the boxes and judges legibility (default the committed one);
     ``legible_p``: a card's soft crop is kept where the sharp crop gives that card this probability
     (``"best"``: where the card is the sharp crop's best reading); ``wrong_as_none``: a left-out
-    box's soft crop read as another card at least this surely is kept as ``none``."""
+    box's soft crop read as another card at least this surely is kept as ``none``; ``as_read``: the soft
+    crops are cut from the picture the recogniser reads (glare taken off, a soft frame sharpened), not
+    from the degraded frame itself."""
     from tqdm import tqdm
 
     from tableref.datasets import decks as decks_mod
@@ -185,8 +195,8 @@ def build(out: Path, scenes: int, val_scenes: int, seed: int, workers: int,
             (cls / split / c).mkdir(parents=True, exist_ok=True)
     base = seed * 1_000_003
     layouts = dict(LAYOUTS if layouts is None else layouts)
-    jobs = [(cls, "train", i, base + i, names, layouts, models, legible_p, wrong_as_none) for i in range(scenes)]
-    jobs += [(cls, "val", i, base + 500_000 + i, names, layouts, models, legible_p, wrong_as_none) for i in range(val_scenes)]
+    jobs = [(cls, "train", i, base + i, names, layouts, models, legible_p, wrong_as_none, as_read) for i in range(scenes)]
+    jobs += [(cls, "val", i, base + 500_000 + i, names, layouts, models, legible_p, wrong_as_none, as_read) for i in range(val_scenes)]
     t0, total = time.time(), {"card": 0, "none": 0, "unsure": 0, "illegible": 0, "wrong_none": 0}
     ctx = mp.get_context("fork")
     with ctx.Pool(workers) as p:
@@ -194,7 +204,7 @@ def build(out: Path, scenes: int, val_scenes: int, seed: int, workers: int,
             for k, v in r.items():   # noqa: B007
                 total[k] += v
     recipe = {"seed": seed, "scenes": scenes, "val_scenes": val_scenes, "frame": FRAME, "index_px": INDEX_PX,
-              "layouts": layouts, "legible_p": legible_p, "wrong_as_none": wrong_as_none, "models": str(models or "committed"), "decks": names, "boxes": total, "seconds": round(time.time() - t0, 1)}
+              "layouts": layouts, "legible_p": legible_p, "wrong_as_none": wrong_as_none, "as_read": as_read, "models": str(models or "committed"), "decks": names, "boxes": total, "seconds": round(time.time() - t0, 1)}
     (Path(out) / "camera_crops.json").write_text(json.dumps(recipe, indent=1))
     return recipe
 
@@ -215,6 +225,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wrong-as-none", type=float, metavar="P",
                    help="also keep, as 'none', the soft crop of a half-seen or illegible index that the "
                         "committed classifier reads as another card with probability at least P (default: left out)")
+    p.add_argument("--as-read", action="store_true",
+                   help="cut the soft crops from the picture the recogniser reads (a lamp's glare taken off, a soft "
+                        "frame sharpened), not from the degraded frame itself")
 
 
 def run_from_args(a) -> int:
@@ -252,7 +265,7 @@ def run_from_args(a) -> int:
         return 2
     try:
         r = build(Path(a.out), a.scenes, a.val_scenes, a.seed, a.workers, layouts, a.models, legible,
-                  a.wrong_as_none)
+                  a.wrong_as_none, a.as_read)
     except (RuntimeError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -60,3 +60,27 @@ def test_a_found_box_knows_the_index_it_overlaps_most():
     indices = [_index("8H", (100, 100, 120, 140)), _index("8C", (130, 100, 150, 140), visibility=0.5, glyphs=0.5)]
     assert camera_crops._nearest((128, 100, 148, 140), indices)[1].card == "8C"
     assert camera_crops._nearest((500, 500, 520, 540), indices) == (0.0, None)
+
+
+def test_soft_crops_can_be_cut_from_the_picture_the_recogniser_reads(tmp_path, monkeypatch):
+    import cv2
+
+    from tableref.vision.recognition import CardRecognizer, camera_preset
+
+    rec = CardRecognizer(threads=1, config=camera_preset())
+    sharp = np.full((360, 640, 3), 235, np.uint8)
+    cv2.putText(sharp, "8H 10C KS", (40, 200), cv2.FONT_HERSHEY_SIMPLEX, 3.0, (20, 20, 20), 6)
+    soft = cv2.GaussianBlur(sharp, (0, 0), 2.0)
+    assert camera_crops.cut_from(rec, soft, False) is soft
+    read = camera_crops.cut_from(rec, soft, True)
+    assert np.array_equal(read, rec.picture(soft)) and not np.array_equal(read, soft)     # sharpened
+    seen = []
+
+    def build(*args):
+        seen.append(args[-1])
+        raise RuntimeError("only the arguments are looked at")
+
+    monkeypatch.setattr(camera_crops, "build", build)
+    assert camera_crops.main(["--out", str(tmp_path / "o"), "--as-read"]) == 1
+    assert camera_crops.main(["--out", str(tmp_path / "o")]) == 1
+    assert seen == [True, False]

@@ -72,14 +72,14 @@ def test_a_fixed_camera_measures_its_focus_once_in_a_while_and_a_new_size_at_onc
     rec = CardRecognizer(config=live_table_preset())
     n = rec.config.reuse_scale_frames
     soft, sharp = ce.defocus(_table(), 2.0), _table()
-    first = rec._picture(soft)
+    first = rec.picture(soft)
     assert first is not soft
     # the next frames keep the amount measured (a sharp frame meanwhile is sharpened alike) ...
     for _ in range(n):
-        assert np.array_equal(rec._picture(sharp), unsoften(sharp, unsoften_amount(blur_sigma(soft))))
+        assert np.array_equal(rec.picture(sharp), unsoften(sharp, unsoften_amount(blur_sigma(soft))))
     # ... then the focus is measured again, and kept
-    assert rec._picture(sharp) is sharp
-    assert rec._picture(soft) is soft
+    assert rec.picture(sharp) is sharp
+    assert rec.picture(soft) is soft
     # a frame of another size is measured at once
     small = ce.defocus(_table(960, 540), 2.0)
-    assert rec._picture(small) is not small
+    assert rec.picture(small) is not small

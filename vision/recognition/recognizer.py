@@ -84,7 +84,7 @@ class CardRecognizer:
     def _read(self, image: np.ndarray) -> tuple[list[DetectedCard], list[DetectedCard]]:
         """(cards, unsure readings) of one image (``confidence.split_cards``)."""
         t0, c0 = time.perf_counter(), time.thread_time()
-        frame = FrameReading(self._picture(image), self._helper, find_outlines=self.config.outlines,
+        frame = FrameReading(self.picture(image), self._helper, find_outlines=self.config.outlines,
                              cut_in_helper=True)
         self.last_stats = stats = frame.stats
         stats.count_view(t0, c0)          # the picture made ready (the glare taken off) is part of the views
@@ -198,7 +198,7 @@ class CardRecognizer:
         each): the same boxes as two calls, in less time."""
         return tuple(self.finder.detect_group(self._frame(image), [(view, False), (view, True)]))
 
-    def _picture(self, image: np.ndarray) -> np.ndarray:
+    def picture(self, image: np.ndarray) -> np.ndarray:
         """The picture the recogniser reads of ``image``: BGR, with a lamp's glare taken off and a soft
         camera's blur partly undone where the settings say so (``images.deglare``, ``images.unsoften``)."""
         c = self.config
@@ -217,4 +217,4 @@ class CardRecognizer:
 
     def _frame(self, image: np.ndarray) -> FrameReading:
         """A frame read one step at a time: no work in the helper thread."""
-        return FrameReading(self._picture(image), self._helper)
+        return FrameReading(self.picture(image), self._helper)
