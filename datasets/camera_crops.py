@@ -121,7 +121,9 @@ def _job(args):
                          layout_weights=layouts)
     soft, _ = degrade(scene.image, rng)
     boxes, _ = _STATE["rec"].find_indices(soft)
-    soft = cut_from(_STATE["rec"], soft, as_read)
+    # the recogniser reads (finds, classifies) the degraded frame itself; the soft crops are cut from it
+    # or from the picture the recogniser makes of it
+    cut = cut_from(_STATE["rec"], soft, as_read)
     counts = {"card": 0, "none": 0, "unsure": 0, "illegible": 0, "wrong_none": 0}
     picked, classes, between = [], [], []
     for b in boxes.tolist():
@@ -144,7 +146,7 @@ def _job(args):
                                        else float(sharp[k][names.index(c)]) >= legible_p)
                    for k, c in enumerate(classes)]
         counts["illegible"] = len(legible) - sum(legible)
-        for tag, img in (("s", soft), ("c", scene.image)):
+        for tag, img in (("s", cut), ("c", scene.image)):
             for k, (crop, c) in enumerate(zip(index_crops(img, picked), classes)):
                 if tag == "s" and not legible[k]:
                     continue
@@ -156,7 +158,7 @@ def _job(args):
         names = _STATE["rec"].names
         bx = np.array([b for b, _ in between], np.float32)
         soft_p = _STATE["rec"].classify(soft, bx, tta=False)
-        for k, (crop, (_, c)) in enumerate(zip(index_crops(soft, bx.tolist()), between)):
+        for k, (crop, (_, c)) in enumerate(zip(index_crops(cut, bx.tolist()), between)):
             j = int(soft_p[k].argmax())
             if names[j] not in (c, CLASS_NONE) and float(soft_p[k][j]) >= wrong_as_none:
                 cv2.imwrite(str(out_dir / split / CLASS_NONE / f"{i:06d}_{k}w.png"), crop)
