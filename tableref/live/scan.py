@@ -162,8 +162,9 @@ class SeatScanner:
         return cnt
 
     def update(self, obs) -> TableState | None:
-        """Feed one frame; returns a new stable scan, or None."""
-        if getattr(obs, "occluded", False) or getattr(obs, "sharpness", 1.0) < self.min_sharpness:
+        """Feed one frame; returns a new stable scan, or None. A frame not read (too blurred) says nothing."""
+        if getattr(obs, "occluded", False) or getattr(obs, "sharpness", 1.0) < self.min_sharpness \
+                or not getattr(obs, "read", True):
             return None
         self.frames.append(self._frame_counts(obs))
         if len(self.frames) < min(self.window, self.stable_frames):
