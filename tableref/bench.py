@@ -152,7 +152,8 @@ def benchmark(rec, frames, repeat: int = 15, warmup: int = 2) -> dict:
                  "ms_median": statistics.median(times), "ms_p90": float(np.percentile(times, 90)),
                  "cpu_ms_median": statistics.median(cpu), "ms_min": times[0], "cards_reported": len(cards),
                  "passes": list(rec.last_stats.passes), "detector_runs": rec.last_stats.detector_runs,
-                 "runs_side_by_side": rec.last_stats.runs_side_by_side, "indices": rec.last_stats.indices, "backend": getattr(rec, "backend", "onnxruntime")}
+                 "runs_side_by_side": rec.last_stats.runs_side_by_side, "indices": rec.last_stats.indices, "backend": getattr(rec, "backend", "onnxruntime"),
+                 "motion_blur_px": rec.last_stats.motion_blur, "declared_blurred": rec.last_stats.blurred}
         entry.update({k: statistics.median(v) for k, v in stages.items()})
         if isinstance(truths, int):
             entry["cards_in_frame"] = truths
@@ -218,6 +219,9 @@ def format_bench(res: dict, threads: int) -> str:
             cards = f"cards {e['cards_found']}/{e['cards_in_frame']} found, {e['cards_correct']}/{e['cards_reported']} correct"
         elif "cards_in_frame" in e:
             cards = f"{e['cards_reported']} cards reported of {e['cards_in_frame']}"
+        if e.get("declared_blurred"):
+            cards += (f" (the frame declared blurred, not read: smeared {e['motion_blur_px']:.1f} px along one "
+                      "direction, a shaken camera)")
         lines.append(f"{name}:\n    total {e['ms_median']:5.0f} ({e['ms_p90']:.0f})  detector {e['ms_detect']:4.0f}  "
                      f"classifier {e['ms_classify']:4.0f}  assembly {e['ms_assembly']:4.1f}  outlines {e['ms_outlines']:4.1f}"
                      f"  | nets {e['ms_detector_net']:.0f}+{e['ms_classifier_net']:.0f}  other {e['ms_non_network']:4.1f}"

@@ -316,7 +316,7 @@ class _ScriptedReader:
         self.script = script            # frame time -> FrameObservation
         self.looked_at = []
 
-    def observe(self, image, t=0.0, sharpness=None):
+    def observe(self, image, t=0.0, sharpness=None, read_blurred=False):
         from tableref.vision.recognition import sharpness
 
         self.looked_at.append(t)

@@ -210,7 +210,7 @@ def test_hand_over_the_table_creates_no_event():
 class _NoCards:
     """A recogniser stand-in that sees nothing (for camera-status tests only)."""
 
-    def observe(self, image, t=0.0, sharpness=None):
+    def observe(self, image, t=0.0, sharpness=None, read_blurred=False):
         h, w = image.shape[:2]
         return FrameObservation(t, w, h, [], 1.0, False)
 
@@ -369,6 +369,22 @@ def test_marriage_counts_no_label_more_than_three_times():
     assert set_aside_overcounted(S([[["5S", "5S", "5S"]], [], [], []]), 3)[1] == []
 
 
+def _watch_folder(folder, frames, recognizer, max_blur_seconds: float) -> list[dict]:
+    """The events of a Desmoche session watching ``frames`` (written to ``folder``, 5 a second) with
+    ``recognizer``, every frame analysed."""
+    import cv2
+
+    for k, img in enumerate(frames):
+        cv2.imwrite(str(folder / f"{k:03d}.png"), img)
+    s = TableSession(source=str(folder), game="desmoche", players=P3, realtime=False, recognizer=recognizer,
+                     tracker_options={"max_blur_seconds": max_blur_seconds})
+    s.analyse_every = 1
+    q = s.subscribe()
+    s.start()
+    assert s.wait(20)
+    return list(q.queue)
+
+
 @pytest.mark.parametrize("cards_there", [True, False])
 def test_a_lasting_blur_is_said_in_the_camera_status(tmp_path, cards_there):
     """A lasting blur over cards (read now and then: only readings too soft to name) is said; a picture
@@ -383,7 +399,7 @@ def test_a_lasting_blur_is_said_in_the_camera_status(tmp_path, cards_there):
         frames it was asked to read."""
         read = 0
 
-        def observe(self, image, t=0.0, sharpness=None):
+        def observe(self, image, t=0.0, sharpness=None, read_blurred=False):
             Recognizer.read += 1
             s = session_mod_sharpness(image)
             soft = [DetectedCard("8C", 0.2, (10.0, 10.0, 40.0, 50.0))] if cards_there and s < 0.5 else []
@@ -394,17 +410,49 @@ def test_a_lasting_blur_is_said_in_the_camera_status(tmp_path, cards_there):
 
     rng = np.random.default_rng(0)
     sharp = (rng.random((120, 160, 3)) * 255).astype(np.uint8)
-    for k in range(30):
-        cv2.imwrite(str(tmp_path / f"{k:03d}.png"), sharp if k < 10 else cv2.GaussianBlur(sharp, (0, 0), 4))
-    s = TableSession(source=str(tmp_path), game="desmoche", players=P3, realtime=False,
-                     recognizer=Recognizer(), tracker_options={"max_blur_seconds": 60.0})
-    s.analyse_every = 1
-    q = s.subscribe()
-    s.start()
-    assert s.wait(20)
-    said = [e for e in list(q.queue) if e["type"] == "camera_status" and e["status"] == "blurred"]
+    frames = [sharp if k < 10 else cv2.GaussianBlur(sharp, (0, 0), 4) for k in range(30)]
+    events = _watch_folder(tmp_path, frames, Recognizer(), max_blur_seconds=60.0)
+    said = [e for e in events if e["type"] == "camera_status" and e["status"] == "blurred"]
     if cards_there:
         assert said and said[0]["message"] == session_mod.BLURRED_MESSAGE
     else:
         assert not said
     assert Recognizer.read < 30                     # most blurred frames were not read
+
+
+def test_frames_the_recogniser_declares_blurred_are_not_read_and_the_status_says_so(tmp_path):
+    """A shaken camera: the recogniser declares its frames blurred (no cards, ``read`` False). The table
+    keeps its card, the camera status says the picture is blurred, nothing is handed to the still
+    reader, and once every frame has been declared for longer than a shake lasts the frames are read
+    as they are (``read_blurred``)."""
+    from types import SimpleNamespace
+
+    from tableref.live import session as session_mod
+    from tableref.vision.types import DetectedCard
+
+    class Recognizer:
+        calls: list = []
+
+        def observe(self, image, t=0.0, sharpness=None, read_blurred=False):
+            shaken = bool(image[0, 0, 0] == 0)
+            self.last_stats = SimpleNamespace(blurred=shaken)
+            Recognizer.calls.append((round(t, 2), shaken, read_blurred))
+            h, w = image.shape[:2]
+            if shaken and not read_blurred:
+                return FrameObservation(t=t, width=w, height=h, cards=[], sharpness=1.0, read=False)
+            return FrameObservation(t=t, width=w, height=h, sharpness=1.0,
+                                    cards=[DetectedCard("8C", 0.9, (60.0, 300.0, 100.0, 350.0))])
+
+    frames = []
+    for k in range(40):                      # 5 frames a second: 2 s still, then 6 s shaken
+        img = np.full((360, 640, 3), 120, np.uint8)
+        img[0, 0] = 0 if k >= 10 else 255
+        frames.append(img)
+    events = _watch_folder(tmp_path, frames, Recognizer(), max_blur_seconds=2.0)
+    said = [e for e in events if e["type"] == "camera_status" and e["status"] == "blurred"]
+    assert said and said[0]["message"] == session_mod.BLURRED_MESSAGE
+    assert not [e for e in events if e["type"] == "card_removed"]
+    forced = [t for t, shaken, read_blurred in Recognizer.calls if read_blurred]
+    assert all(shaken for t, shaken, read_blurred in Recognizer.calls if read_blurred)
+    assert forced and min(forced) > 2.0 + 2.0          # read as it is only after the shake lasted
+    assert [c for c in Recognizer.calls if c[1] and not c[2]]         # ... and not read before

@@ -656,3 +656,31 @@ def test_two_seats_melds_touching_from_the_first_frame_stay_each_with_its_seat()
     p.run(left + bottom, 2.0)
     seats = {st.seat: sorted(c.card for c in st.cards) for st in p.last.seats}
     assert seats[0] == ["10H", "9H", "JH"] and seats[1] == ["2S", "3S", "4S"]
+
+
+def test_a_frame_the_recogniser_declared_blurred_freezes_the_table_however_sharp_it_measures():
+    """A shaken camera's frame (``read`` False: not read) says nothing of the table: no card dies of it,
+    for however long, and the picture is counted blurred from the first such frame."""
+    p = Player(jitter=0)
+    p.run(ROW, 2.0)
+    for _ in range(int(6.0 * FPS)):        # 6 s: longer than a card is kept missing, and than max_blur_seconds
+        p.last = p.tr.update(FrameObservation(t=p.t, width=FRAME[0], height=FRAME[1], cards=[], sharpness=1.0,
+                                              read=False))
+        p.t += 1.0 / FPS
+    assert p.tr.frozen and p.tr.blurred_for >= 5.5
+    assert len(p.versions) == 1 and len(p.tr.published.cards) == 3
+    p.run(ROW, 1.0)
+    assert len(p.versions) == 1 and p.tr.blurred_for == 0.0
+
+
+def test_the_count_scan_skips_frames_that_were_not_read():
+    """A frame too blurred to read (``read`` False: no cards) is no empty table for the count."""
+    from tableref.live.scan import SeatScanner
+
+    zones = default_zones(2, FRAME)
+    scan = SeatScanner(zones, 2, window=4, stable_frames=2)
+    cards = [det_full("4C", 500, 560), det_full("9D", 640, 560)]
+    states = [scan.update(obs(k / FPS, cards)) for k in range(4)]
+    assert any(s is not None for s in states)
+    for k in range(4, 16):
+        assert scan.update(FrameObservation(t=k / FPS, width=FRAME[0], height=FRAME[1], cards=[], read=False)) is None

@@ -179,7 +179,7 @@ def test_camera_page_and_zones(table):
 class _BlankRecognizer:
     """Sees no card (this test is about the camera status, not about reading cards)."""
 
-    def observe(self, image, t=0.0, sharpness=None):
+    def observe(self, image, t=0.0, sharpness=None, read_blurred=False):
         return FrameObservation(t=t, width=image.shape[1], height=image.shape[0], cards=[])
 
 

@@ -40,7 +40,9 @@ How it decides
   ``blur_ratio`` × the 75th percentile of the last ``sharpness_window``
   frames (so any monotonic focus measure works, whatever the table's texture),
   or below the absolute floor ``min_sharpness``; a "blur" lasting over
-  ``max_blur_seconds`` is taken as a changed scene and no longer freezes.
+  ``max_blur_seconds`` is taken as a changed scene and no longer freezes. A frame
+  not read at all (``obs.read`` False: the recogniser declared it blurred, a shaken camera) is
+  blurred too.
 * **Hidden cards**: while any published card has been missed for more than
   ``hold_missing_seconds`` but is not yet gone (a hand or an arm over it),
   nothing is published — so whatever the detector makes of the hand never becomes
@@ -286,7 +288,7 @@ class TableTracker:
         frame_size = (int(obs.width), int(obs.height)) if obs.width and obs.height else None
 
         dets = [d for d in obs.cards if d.confidence >= self.min_confidence]
-        sharp = self._is_sharp(float(obs.sharpness))
+        sharp = self._is_sharp(float(obs.sharpness), read=obs.read)
         self._update_card_ref(dets)
         matches, unmatched_dets, unmatched_tracks = self._match(dets)
         matched_weak: set[int] = set()
@@ -628,12 +630,17 @@ class TableTracker:
             return 0.0
         return max(0.0, self._last_t - self._blur_since)
 
-    def _is_sharp(self, s: float) -> bool:
-        """Sharp unless well below this camera's usual sharpness (median of a long window)."""
+    def _is_sharp(self, s: float, read: bool = True) -> bool:
+        """Sharp unless well below this camera's usual sharpness (median of a long window), or not
+        read at all (``read`` False: too blurred to read, by this measure or the recogniser's own)."""
         hist = self._sharp_hist
         hist.append(s)
         if len(hist) > self.sharpness_window:
             del hist[0]
+        if not read:
+            if self._blur_since is None:
+                self._blur_since = self._last_t
+            return False
         if s < self.min_sharpness:
             return False
         if len(hist) < 5:

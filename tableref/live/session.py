@@ -66,6 +66,9 @@ BLUR_STATUS_SECONDS = 1.0
 # (which also looks "blurred" to a camera used to a full table) is then seen to be empty
 BLUR_PEEK_SECONDS = 0.5
 BLURRED_MESSAGE = "picture blurred: hold the camera still / check focus"
+# before the session has a tracker, frames the recogniser declares blurred are read once they have
+# been so for this long (the tracker's ``max_blur_seconds`` after)
+MAX_SHAKE_SECONDS = 3.0
 
 
 class SessionError(ValueError):
@@ -174,6 +177,7 @@ class TableSession:
         self._waiting_clear = False
         self._last_read_t: float | None = None   # frame time of the last frame read (not skipped as blurred)
         self._nothing_read = False               # the last frame read showed nothing at all (no card, no unsure reading)
+        self._shaken_since: float | None = None  # frame time since when the recogniser declares every frame blurred
         # how long no face-up card has been seen (the hand boundary, tableref.live.boundary)
         self._clearing = ClearingClock(min_confidence=float(self._tracker_options.get("min_confidence", 0.25)))
         self._stale: set[int] = set()            # cards of the previous hand still on the table (track ids)
@@ -783,13 +787,14 @@ class TableSession:
         if table is not None and table.changed:
             self.feed_table(table)
         self._feed_scan(obs)
-        self._read_still(image, tracker, t)
+        self._read_still(image, tracker, t, submit=obs.read)
         return obs
 
-    def _read_still(self, image: np.ndarray, tracker, t: float) -> None:
+    def _read_still(self, image: np.ndarray, tracker, t: float, submit: bool = True) -> None:
         """The still table read again at photo quality beside the camera loop
         (:class:`vision.recognition.still.StillReader`): a finished reading becomes the tracker's
-        evidence, and the part of the table that has come to lie still is handed over."""
+        evidence, and the part of the table that has come to lie still is handed over (``submit``
+        False: not from this frame, which was not read)."""
         if not self.still_reads:
             return
         if self._still is None:
@@ -800,7 +805,7 @@ class TableSession:
         if done is not None and self._still_for is tracker:
             read_t, region, cards = done
             tracker.add_photo_readings(cards, read_t, region)
-        if not self._still.busy:
+        if submit and not self._still.busy:
             region = tracker.reread_region(t)
             if region is not None and self._still.submit(image, region, t):
                 self._still_for = tracker           # a tracker started afresh meanwhile ignores the reading
@@ -822,9 +827,18 @@ class TableSession:
             if tracker.too_blurred(s) and not peek_due:
                 return FrameObservation(t=t, width=image.shape[1], height=image.shape[0], cards=[], sharpness=s,
                                         read=False)
-        obs = rec.observe(image, t=t, sharpness=s)       # measured once
-        self._last_read_t = t
-        self._nothing_read = not obs.cards and not obs.unsure
+        # a frame the recogniser declares blurred (a shaken camera) is not read, unless every frame has
+        # been so for longer than a shake lasts: then it is the picture this camera gives, read as it is
+        lasting = tracker.max_blur_seconds if tracker is not None else MAX_SHAKE_SECONDS
+        obs = rec.observe(image, t=t, sharpness=s,       # measured once
+                          read_blurred=self._shaken_since is not None and t - self._shaken_since > lasting)
+        if getattr(getattr(rec, "last_stats", None), "blurred", False):
+            self._shaken_since = t if self._shaken_since is None else self._shaken_since
+        else:
+            self._shaken_since = None
+        self._last_read_t = t                            # looked at (a peek declared blurred too)
+        if obs.read:
+            self._nothing_read = not obs.cards and not obs.unsure
         return obs
 
     def _subs_want_video(self) -> bool:

@@ -17,6 +17,10 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+MOTION_MIN_INDICES = 6          # max_motion_blur: fewer indices read than this measure no motion blur,
+MOTION_MIN_PX = 3.0             # ... and a blur under this many pixels is never declared (measured
+                                # sharp pictures reach 2 px: a rendered table's slanted cards, small indices)
+
 
 @dataclass(frozen=True)
 class RecognizerConfig:
@@ -47,6 +51,15 @@ class RecognizerConfig:
     # a soft camera's blur is partly undone before a frame is read (``images.unsoften``: only where
     # its sharpest edges measure blurred); a photo is read as it is
     unsoften: bool = True
+    # a camera's frame whose index boxes are blurred along one direction (a shaken camera, a knocked
+    # stand) by more than this share of their median height is declared blurred and not read: no
+    # cards, ``FrameObservation.read`` False (``images.motion_blur``, measured once at least
+    # ``MOTION_MIN_INDICES`` indices are read; never under ``MOTION_MIN_PX``). On the real fanned
+    # deal (indices about 33 px high) 5-7 px of blur misread up to five cards a frame on either
+    # table and are declared at every angle; 4 px (read) still names 9C as 9S and 3D as 8D on a
+    # three-pack table, as a defocused frame does; 3 px reads as a sharp frame. 0 = read every
+    # frame (photos: read as they are; a real photo's large indices are read through such a blur)
+    max_motion_blur: float = 0.12
     det_score_power: float = 0.7    # weight of the detector score in a card's confidence (score ** power)
     # index size band (longer side, detector input pixels) the detector reads best;
     # None = take it from recognition.json or use the built-in default (``plan.index_band``)
@@ -142,8 +155,9 @@ PHOTO_QUALITY = dict(index_px_min=PHOTO_INDEX_PX[0], index_px_target=PHOTO_INDEX
                      vote_turns=(1, 2, 3), tight_turned=True, det_conf=PHOTO_DET_CONF,
                      det_score_power=PHOTO_DET_POWER)
 # a photo is read once: a card one of its own corners doubts is kept (no next frame settles it); a
-# photo is read as it is (no glare taken off, not sharpened), in float32
-PHOTO = dict(PHOTO_QUALITY, doubt_contradicted=False, deglare=False, unsoften=False, classifier_bf16="off")
+# photo is read as it is (no glare taken off, not sharpened, never declared blurred), in float32
+PHOTO = dict(PHOTO_QUALITY, doubt_contradicted=False, deglare=False, unsoften=False, classifier_bf16="off",
+             max_motion_blur=0.0)
 
 # The quick reading (``RecognizerConfig``'s own defaults; ``TABLEREF_READING=quick`` for a camera on
 # a slow machine): the detector's own band of recognition.json (16-20 px), the fast classifier

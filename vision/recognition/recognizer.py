@@ -22,11 +22,11 @@ from tableref.vision.recognition.confidence import split_cards
 from tableref.vision.recognition.finder import IndexFinder
 from tableref.vision.recognition.frame import FrameReading
 from tableref.vision.recognition.helper import HelperThread
-from tableref.vision.recognition.images import blur_sigma, deglare, ensure_bgr, unsoften, unsoften_amount
+from tableref.vision.recognition.images import blur_sigma, deglare, ensure_bgr, motion_blur, unsoften, unsoften_amount
 from tableref.vision.recognition.images import sharpness as measure_sharpness
 from tableref.vision.recognition.memo import FrameMemo
 from tableref.vision.recognition.plan import ScalePlan
-from tableref.vision.recognition.presets import RecognizerConfig, camera_preset
+from tableref.vision.recognition.presets import MOTION_MIN_INDICES, MOTION_MIN_PX, RecognizerConfig, camera_preset
 from tableref.vision.recognition.reader import IndexReader
 from tableref.vision.recognition.spec import read_spec
 from tableref.vision.recognition.timing import RecognitionStats
@@ -76,12 +76,13 @@ class CardRecognizer:
 
     # -- a frame ---------------------------------------------------------------
 
-    def recognize(self, image: np.ndarray) -> list[DetectedCard]:
-        """Physical cards in a BGR uint8 image (H, W, 3), most confident first
-        (:attr:`last_stats` says what was done)."""
-        return self._read(image)[0]
+    def recognize(self, image: np.ndarray, read_blurred: bool = False) -> list[DetectedCard]:
+        """Physical cards in a BGR uint8 image (H, W, 3), most confident first; none where the frame
+        is declared blurred (``RecognizerConfig.max_motion_blur``; ``read_blurred``: read it all the
+        same). :attr:`last_stats` says what was done."""
+        return self._read(image, read_blurred)[0]
 
-    def _read(self, image: np.ndarray) -> tuple[list[DetectedCard], list[DetectedCard]]:
+    def _read(self, image: np.ndarray, read_blurred: bool = False) -> tuple[list[DetectedCard], list[DetectedCard]]:
         """(cards, unsure readings) of one image (``confidence.split_cards``)."""
         t0, c0 = time.perf_counter(), time.thread_time()
         frame = FrameReading(self.picture(image), self._helper, find_outlines=self.config.outlines,
@@ -89,6 +90,11 @@ class CardRecognizer:
         self.last_stats = stats = frame.stats
         stats.count_view(t0, c0)          # the picture made ready (the glare taken off) is part of the views
         readings = self._read_indices(frame)
+        if self._shaken(frame, readings) and not read_blurred:
+            frame.quads()                 # the outline finder's job done (the helper is free again)
+            stats.ms_total = (time.perf_counter() - t0) * 1000
+            stats.cpu_ms_thread = (time.thread_time() - c0) * 1000
+            return [], []
         h, w = frame.image.shape[:2]
         t1 = time.perf_counter()
         cards = assemble(readings, self.names, self.geometry, min_confidence=0.0, image_size=(w, h),
@@ -104,14 +110,31 @@ class CardRecognizer:
         stats.cpu_ms_thread = (time.thread_time() - c0) * 1000
         return cards, unsure
 
-    def observe(self, image: np.ndarray, t: float = 0.0, sharpness: float | None = None) -> FrameObservation:
+    def observe(self, image: np.ndarray, t: float = 0.0, sharpness: float | None = None,
+                read_blurred: bool = False) -> FrameObservation:
         """A :class:`FrameObservation` of one frame (its cards, with a sharpness measure:
-        ``sharpness`` where the caller has measured it already, ``images.sharpness``)."""
+        ``sharpness`` where the caller has measured it already, ``images.sharpness``). A frame
+        declared blurred (``RecognizerConfig.max_motion_blur``) is not read: ``read`` False
+        (``read_blurred``: read it all the same; :attr:`last_stats` says whether it was declared)."""
         image = ensure_bgr(image)
-        cards, unsure = self._read(image)
+        cards, unsure = self._read(image, read_blurred)
         h, w = image.shape[:2]
         s = measure_sharpness(image) if sharpness is None else float(sharpness)
-        return FrameObservation(t=t, width=w, height=h, cards=cards, sharpness=s, unsure=unsure)
+        return FrameObservation(t=t, width=w, height=h, cards=cards, sharpness=s, unsure=unsure,
+                                read=not (self.last_stats.blurred and not read_blurred))
+
+    def _shaken(self, frame: FrameReading, readings: list[IndexReading]) -> bool:
+        """Whether the frame's index boxes are blurred along one direction by more than
+        ``max_motion_blur`` of their median height, and by ``MOTION_MIN_PX`` at least (recorded in
+        ``frame.stats``)."""
+        limit = self.config.max_motion_blur
+        if limit <= 0.0 or len(readings) < MOTION_MIN_INDICES:
+            return False
+        boxes = [r.box for r in readings]
+        blur = motion_blur(frame.image, boxes)
+        frame.stats.motion_blur = blur
+        frame.stats.blurred = blur > max(MOTION_MIN_PX, limit * float(np.median([b[3] - b[1] for b in boxes])))
+        return frame.stats.blurred
 
     def warmup(self, frame_size: tuple[int, int] | None = None) -> None:
         """One run of each model on blank input (the first ONNX Runtime run is slow).

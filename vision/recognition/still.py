@@ -85,7 +85,8 @@ class StillReader:
 
     def take(self) -> tuple[float, tuple[int, int, int, int], list[DetectedCard]] | None:
         """The finished reading, once: ``(t, region, cards)``, the cards in frame pixels; None while
-        there is none or the reading failed."""
+        there is none, or the reading failed or found the region too blurred to read (a shaken
+        camera: ``RecognizerConfig.max_motion_blur``)."""
         with self._lock:
             job = self._job
             if job is None or not job.done():
@@ -101,6 +102,8 @@ class StillReader:
             self._recognizer = self._make()
         cards = self._recognizer.recognize(crop)
         self.regions_read += 1
+        if getattr(getattr(self._recognizer, "last_stats", None), "blurred", False):
+            return None             # not read: no evidence, and the region is asked for again
         return t, region, [shifted(c, float(region[0]), float(region[1])) for c in cards]
 
     def close(self) -> None:

@@ -19,6 +19,10 @@ class RecognitionStats:
     views_reused: int = 0           # views that kept the boxes found in them before (``reuse_views``)
     rivals_read: int = 0            # boxes set aside by the merge of two passes, read too (``rival_reread``)
     indices: int = 0
+    # the blur along one direction measured in the index boxes, px (``images.motion_blur``; 0 where
+    # not measured), and whether it declared the frame blurred (``RecognizerConfig.max_motion_blur``)
+    motion_blur: float = 0.0
+    blurred: bool = False
     ms_detect: float = 0.0          # finding the index boxes: views, detector network, decoding, NMS
     ms_classify: float = 0.0        # reading them: crops and classifier network
     ms_assembly: float = 0.0        # readings to cards (vision.assembly)
