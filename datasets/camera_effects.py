@@ -286,6 +286,10 @@ class FeedSettings:
     noise: float = 3.0               # sensor noise, grey levels
     jpeg_quality: tuple[int, int] = (70, 92)
     hand_frames: int = 4             # a hand passes over the table for this many frames (0: none)
+    # the camera is knocked: this many frames in a row, in the last third of the feed, are blurred by
+    # ``shake_px`` of motion (one direction for the knock) (0: none)
+    shake_frames: int = 0
+    shake_px: float = 7.0
     defocus_sigma: float = 0.0       # the condition of the whole feed (720p pixels)
     gain: float = 1.0
     warmth: float = 0.0
@@ -295,7 +299,7 @@ def camera_feed(img: np.ndarray, settings: FeedSettings, seed: int = 0):
     """The frames a fixed camera delivers of the still table ``img`` (BGR uint8): yields
     (frame, point map from ``img`` to the frame). The feed's condition (defocus, light) applies to
     every frame; sway is a slow random walk within ``sway_px``; the hand passes in the middle third
-    of the feed. Sizes are for a 720-line frame and scale with the picture's height."""
+    of the feed, a knock (``shake_frames``) shakes it in the last third. Sizes are for a 720-line frame and scale with the picture's height."""
     rng = np.random.default_rng(seed)
     h, w = img.shape[:2]
     sway = at_720p(settings.sway_px, h)
@@ -309,6 +313,13 @@ def camera_feed(img: np.ndarray, settings: FeedSettings, seed: int = 0):
         lo = settings.frames // 3
         hand_start = int(rng.integers(lo, max(lo + 1, 2 * settings.frames // 3 - settings.hand_frames + 1)))
     hand_seed = int(rng.integers(2 ** 31))           # one hand: the same arm and skin in each of its frames
+    # the knock draws from its own generator: the feed is otherwise the feed without it
+    knock = np.random.default_rng([seed, 1])
+    shake_start, shake_angle = -1, 0.0
+    if settings.shake_frames > 0 and settings.frames > settings.shake_frames:
+        lo = 2 * settings.frames // 3
+        shake_start = int(knock.integers(lo, max(lo + 1, settings.frames - settings.shake_frames + 1)))
+        shake_angle = float(knock.uniform(0.0, 180.0))
     # the fingertips sweep across the middle of the picture, over the cards
     tip0 = np.array([rng.uniform(0.35, 0.65) * w, rng.uniform(0.3, 0.7) * h])
     direction = rng.uniform(0, 2 * math.pi)
@@ -326,6 +337,8 @@ def camera_feed(img: np.ndarray, settings: FeedSettings, seed: int = 0):
             tip = tip0 + step * k
             frame = hand_over(frame, (float(tip[0]), float(tip[1])), np.random.default_rng(hand_seed),
                               blur=at_720p(6.0, h))
+        if shake_start <= i < shake_start + settings.shake_frames:
+            frame = motion_blur(frame, at_720p(settings.shake_px, h), shake_angle + float(knock.uniform(-15.0, 15.0)))
         frame = sensor_noise(frame, settings.noise, rng)
         frame = jpeg(frame, int(rng.integers(settings.jpeg_quality[0], settings.jpeg_quality[1] + 1)))
         yield frame, m

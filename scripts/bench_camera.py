@@ -22,11 +22,14 @@ ranks only.
    and scale with the frame's height (a 540-line photo is blurred by 0.75 x the sigma). A card is
    **read** when a reported card of its value has an index box on one of its labelled indices (the
    rank photos: a reported card of its rank has its centre inside the labelled card); a reported card
-   that is not read right is **wrong**. "Share of clean" = cards read / cards read clean.
+   that is not read right is **wrong**. "Share of clean" = cards read / cards read clean. A frame the
+   recogniser declares blurred (a shaken camera: ``RecognizerConfig.max_motion_blur``) reads no card
+   and is counted under "declared blurred".
 2. **Live feeds** (``--only live``): each real-table frame, and ``--feed-photos`` of the rank photos,
    turned into a fixed camera's feed (``datasets/camera_effects.py`` ``camera_feed``: sway up to 3 px,
    1 % scale breathing, gain flicker, sensor noise, JPEG, a hand passing over the table for 4 frames)
-   under three conditions (clean, defocus sigma 1.5, dim: light x 0.5), fed at 10 frames/s through
+   under four conditions (clean, defocus sigma 1.5, dim: light x 0.5, and knocked: 8 frames in a row
+   of the last third smeared by 7 px of motion), fed at 10 frames/s through
    the live table session as ``tableref watch`` runs it: a 4-seat Marriage table (``--game desmoche``:
    a Desmoche table, one pack) whose zones cover the picture. The cards of the table the session
    publishes at the end are scored; unread cards (a label not decided yet) and cards set aside (a
@@ -210,6 +213,8 @@ class Tally:
     labelled: int = 0
     read: int = 0
     wrong: list[str] = field(default_factory=list)
+    frames: int = 0
+    blurred: int = 0        # frames declared blurred (not read)
 
 
 # the fully labelled real-table frames read again as a Marriage table reads them: three packs, so a
@@ -241,6 +246,8 @@ def single_frames(sets: dict[str, list[Picture]], models: str | None, seed: int,
                     img, m = effect(pic.image, rng)
                     found, wrong = score_frame(pic, rec.recognize(img), m)
                     t = tallies[cond]
+                    t.frames += 1
+                    t.blurred += bool(rec.last_stats.blurred)
                     t.labelled += pic.labelled
                     t.read += len(found)
                     t.wrong += [f"{w} ({pic.name})" for w in wrong]
@@ -255,6 +262,7 @@ FEED_CONDITIONS = {
     "clean": {},
     "defocus σ 1.5": {"defocus_sigma": 1.5},
     "dim (light ×0.5)": {"gain": 0.5},
+    "knocked (8 frames shaken by 7 px)": {"shake_frames": 8, "shake_px": 7.0},
 }
 
 
@@ -320,11 +328,12 @@ def frames_report(res: dict) -> str:
     for set_name, tallies in res.items():
         clean = tallies["clean"].read or 1
         lines += ["", f"{set_name}: one frame at a time, camera settings",
-                  "", "| condition | cards read | share of clean | cards read wrong |", "|---|---|---|---|"]
+                  "", "| condition | cards read | share of clean | cards read wrong | frames declared blurred |",
+                  "|---|---|---|---|---|"]
         for cond, t in tallies.items():
             shown = ", ".join(t.wrong[:6]) + (" ..." if len(t.wrong) > 6 else "")
             lines.append(f"| {cond} | {t.read}/{t.labelled} | {t.read / clean:.3f} | {len(t.wrong)}"
-                         + (f" ({shown})" if t.wrong else "") + " |")
+                         + (f" ({shown})" if t.wrong else "") + f" | {t.blurred} of {t.frames} |")
     return "\n".join(lines)
 
 
@@ -395,7 +404,8 @@ def main(argv=None) -> int:
         sets = {k: v for k, v in (("real-table frames", table), (THREE_PACKS, table), ("rank photos", photos)) if v}
         res = single_frames(sets, a.models, a.seed)
         print(frames_report(res), flush=True)
-        results["frames"] = {s: {c: {"labelled": t.labelled, "read": t.read, "wrong": t.wrong} for c, t in v.items()}
+        results["frames"] = {s: {c: {"labelled": t.labelled, "read": t.read, "wrong": t.wrong, "frames": t.frames,
+                                     "declared_blurred": t.blurred} for c, t in v.items()}
                              for s, v in res.items()}
     if a.only in (None, "live"):
         sample = photos[:: max(1, math.ceil(len(photos) / a.feed_photos))][: a.feed_photos] if a.feed_photos else []

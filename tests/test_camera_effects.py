@@ -127,3 +127,23 @@ def test_camera_feed_sways_within_bounds_and_a_hand_passes():
     with_hand = [i for i, n in enumerate(skin) if n > 200]
     assert len(with_hand) == 4 and with_hand == list(range(with_hand[0], with_hand[0] + 4))
     assert max(n for i, n in enumerate(skin) if i not in with_hand) < 20
+
+
+def test_a_knocked_camera_shakes_a_run_of_frames_in_the_last_third():
+    """``shake_frames``: that many frames in a row, in the last third, smeared along one direction; the
+    feed is otherwise the feed without the knock."""
+    img = np.full((144, 256, 3), 90, np.uint8)
+    for x in range(20, 236, 24):
+        img[30:110, x:x + 10] = 230                  # upright bars: a sideways shake smears their edges
+        img[60:66, x - 6:x + 16] = 230                # and a short flat one across each
+    plain = ce.FeedSettings(frames=30, hand_frames=0, noise=0.0, jpeg_quality=(95, 95), flicker=0.0)
+    knocked = ce.FeedSettings(frames=30, hand_frames=0, noise=0.0, jpeg_quality=(95, 95), flicker=0.0,
+                              shake_frames=5, shake_px=40.0)      # 8 px at 144 lines
+    a = [f for f, _ in ce.camera_feed(img, plain, seed=2)]
+    b = [f for f, _ in ce.camera_feed(img, knocked, seed=2)]
+    differ = [i for i, (x, y) in enumerate(zip(a, b)) if not np.array_equal(x, y)]
+    assert len(differ) == 5 and differ == list(range(differ[0], differ[0] + 5)) and differ[0] >= 20
+    # the gradients' energy (a blur spreads an edge's step over more pixels: less energy)
+    edges = [float((np.diff(f.astype(float), axis=1) ** 2).sum() + (np.diff(f.astype(float), axis=0) ** 2).sum())
+             for f in b]
+    assert max(edges[i] for i in differ) < 0.8 * min(edges[i] for i in range(30) if i not in differ)
