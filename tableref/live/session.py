@@ -787,14 +787,16 @@ class TableSession:
         if table is not None and table.changed:
             self.feed_table(table)
         self._feed_scan(obs)
-        self._read_still(image, tracker, t, submit=obs.read)
+        # a frame declared blurred is not handed to the still re-read, even when read as it is (a camera
+        # shaken for long): the re-read would declare it too and be asked again at once, frame after frame
+        self._read_still(image, tracker, t, submit=obs.read and self._shaken_since is None)
         return obs
 
     def _read_still(self, image: np.ndarray, tracker, t: float, submit: bool = True) -> None:
         """The still table read again at photo quality beside the camera loop
         (:class:`vision.recognition.still.StillReader`): a finished reading becomes the tracker's
         evidence, and the part of the table that has come to lie still is handed over (``submit``
-        False: not from this frame, which was not read)."""
+        False: not from this frame, which was not read or was declared blurred)."""
         if not self.still_reads:
             return
         if self._still is None:
