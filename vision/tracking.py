@@ -199,6 +199,11 @@ class _ZonePending:
     changing_since: float | None        # since when it has differed from what was published (None: not)
 
 
+# a blur lasting longer than this (seconds of frame time) is the picture this camera gives, not a
+# passing hand or shake: it no longer freezes the tracker (``TableTracker.max_blur_seconds``)
+MAX_BLUR_SECONDS = 3.0
+
+
 class TableTracker:
     """Tracks cards across :class:`~vision.types.FrameObservation`s and publishes stable table states.
 
@@ -217,7 +222,7 @@ class TableTracker:
                  blur_ratio: float = 0.6,
                  min_sharpness: float = 0.0,
                  sharpness_window: int = 150,
-                 max_blur_seconds: float = 3.0,
+                 max_blur_seconds: float = MAX_BLUR_SECONDS,
                  min_confidence: float = 0.25,
                  min_unsure_confidence: float = 0.08,
                  label_switch: float = 1.25,

@@ -66,9 +66,6 @@ BLUR_STATUS_SECONDS = 1.0
 # (which also looks "blurred" to a camera used to a full table) is then seen to be empty
 BLUR_PEEK_SECONDS = 0.5
 BLURRED_MESSAGE = "picture blurred: hold the camera still / check focus"
-# before the session has a tracker, frames the recogniser declares blurred are read once they have
-# been so for this long (the tracker's ``max_blur_seconds`` after)
-MAX_SHAKE_SECONDS = 3.0
 
 
 class SessionError(ValueError):
@@ -831,7 +828,10 @@ class TableSession:
                                         read=False)
         # a frame the recogniser declares blurred (a shaken camera) is not read, unless every frame has
         # been so for longer than a shake lasts: then it is the picture this camera gives, read as it is
-        lasting = tracker.max_blur_seconds if tracker is not None else MAX_SHAKE_SECONDS
+        if tracker is not None:
+            lasting = tracker.max_blur_seconds
+        else:
+            from tableref.vision.tracking import MAX_BLUR_SECONDS as lasting
         obs = rec.observe(image, t=t, sharpness=s,       # measured once
                           read_blurred=self._shaken_since is not None and t - self._shaken_since > lasting)
         if getattr(getattr(rec, "last_stats", None), "blurred", False):
