@@ -17,6 +17,14 @@ three-pack table, and the rank photos, each under every camera condition) read b
 when bfloat16 reads, in every set and condition, at least as many cards right and no more wrong;
 recorded (``--write``) under the classifier file's SHA-256, it lets a camera's frames be read so.
 
+    python scripts/validate_backend.py --camera-detector --real DIR --real-table DIR [--write]
+
+``--camera-detector`` checks the detector run by OpenVINO in float32 against ONNX Runtime the same
+way, on a camera's frames only (the classifier as a camera's frames read it either way): where it
+passes, recorded under the detector file's SHA-256, a camera's frames are read with it (the two
+runtimes round differently, so a photo may read one borderline card differently; photos keep the
+backend the photo check chose).
+
 The backend check: every one of the real rank-labelled photos (``--real``), the rendered scenes
 (``--render``, card level) and the real fanned-deal frames (``--real-table``) are read with both
 backends. It passes when the candidate's recall and precision on the real photos are at least
@@ -46,42 +54,69 @@ def cards_of(rec, img):
 
 def check_classifier_bf16(args) -> int:
     """The bfloat16 classifier against float32 on the real camera frames (``--classifier-bf16``)."""
-    import bench_camera as bc
-
-    from tableref.vision.runtime import CLASSIFIER_BF16, ModelError, bf16_native
+    from tableref.vision.runtime import CLASSIFIER_BF16, bf16_native
 
     if not bf16_native():
         print("error: OpenVINO is not installed or this processor does not compute bfloat16 natively", file=sys.stderr)
         return 2
+    return check_camera_frames(args, "--classifier-bf16", "classifier in bfloat16", CLASSIFIER_BF16,
+                               ("float32", {"classifier_bf16": "off"}), ("bfloat16", {"classifier_bf16": "on"}),
+                               lambda rec: rec.cls_path)
+
+
+def check_camera_detector(args) -> int:
+    """The detector run by OpenVINO (float32) against ONNX Runtime on the real camera frames
+    (``--camera-detector``); the classifier as a camera's frames are read either way."""
+    from tableref.vision.runtime import CAMERA_DETECTOR, openvino_available
+
+    if not openvino_available():
+        print("error: OpenVINO is not installed", file=sys.stderr)
+        return 2
+    return check_camera_frames(args, "--camera-detector", "detector in OpenVINO", CAMERA_DETECTOR,
+                               ("ONNX Runtime", {"detector_openvino": "off"}), ("OpenVINO", {"detector_openvino": "on"}),
+                               lambda rec: rec.det_path)
+
+
+def check_camera_frames(args, option: str, what: str, key: str, ref: tuple[str, dict], cand: tuple[str, dict],
+                        model_file) -> int:
+    """The single-frame table of ``scripts/bench_camera.py`` (the real-table frames as a one-pack and
+    as a three-pack table, and the rank photos, each under every camera condition) read with a
+    camera's settings changed as ``ref`` and as ``cand`` ((name, settings)). It passes when ``cand``
+    reads, in every set and condition, at least as many cards right and no more wrong; recorded
+    (``--write``) under ``key`` with the SHA-256 of the model file ``model_file(recogniser)`` names."""
+    import bench_camera as bc
+
+    from tableref.vision.runtime import ModelError
+
     if not args.real_table or not Path(args.real_table).is_dir():
-        print("error: --classifier-bf16 needs --real-table DIR", file=sys.stderr)
+        print(f"error: {option} needs --real-table DIR", file=sys.stderr)
         return 2
     table = bc.real_table_frames(Path(args.real_table))
     sets = {k: v for k, v in (("real-table frames", table), (bc.THREE_PACKS, table),
                               ("rank photos", bc.rank_photos(Path(args.real)))) if v}
     try:
-        runs = {name: bc.single_frames(sets, args.models, 0, classifier_bf16=how)
-                for name, how in (("float32", "off"), ("bfloat16", "on"))}
-        cand = CardRecognizer(args.models, config=camera_preset(classifier_bf16="on"))
+        runs = {name: bc.single_frames(sets, args.models, 0, **changes) for name, changes in (ref, cand)}
+        rec = CardRecognizer(args.models, config=camera_preset(**cand[1]))
     except ModelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     ok, rows = True, []
     for set_name in sets:
         for cond in bc.CONDITIONS:
-            a, b = runs["float32"][set_name][cond], runs["bfloat16"][set_name][cond]
+            a, b = runs[ref[0]][set_name][cond], runs[cand[0]][set_name][cond]
             row_ok = b.read >= a.read and len(b.wrong) <= len(a.wrong)
             ok = ok and row_ok
             rows.append(f"{set_name} | {cond} | read {a.read} -> {b.read} of {a.labelled} | wrong {len(a.wrong)} -> "
                         f"{len(b.wrong)}{'' if row_ok else ' | FAILED'}")
             print(rows[-1])
+    path = model_file(rec)
     entry = {"passed": ok, "checked": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-             "models": {cand.cls_path.name: file_sha256(cand.cls_path)},
-             "float32 -> bfloat16": rows}
-    print(f"classifier in bfloat16: {'PASSED' if ok else 'FAILED'} (every set and condition: at least as many "
+             "models": {path.name: file_sha256(path)},
+             f"{ref[0]} -> {cand[0]}": rows}
+    print(f"{what}: {'PASSED' if ok else 'FAILED'} (every set and condition: at least as many "
           f"cards read, no more wrong)")
     if args.write:
-        _record(cand.models_dir, CLASSIFIER_BF16, entry)
+        _record(rec.models_dir, key, entry)
     return 0 if ok else 1
 
 
@@ -109,13 +144,17 @@ def main(argv=None) -> int:
     ap.add_argument("--write", action="store_true", help=f"record the result in the models' {VALIDATION_FILE}")
     ap.add_argument("--classifier-bf16", action="store_true",
                     help="check the classifier in bfloat16 (OpenVINO) on the real camera frames instead")
+    ap.add_argument("--camera-detector", action="store_true",
+                    help="check the detector in OpenVINO (float32) on the real camera frames instead")
     args = ap.parse_args(argv)
     if not Path(args.real).exists():
         print(f"error: --real {args.real}: no such folder", file=sys.stderr)
         return 2
     if args.classifier_bf16:
         return check_classifier_bf16(args)
-    settings = dict(precision="fp32", fast_classifier=False, classifier_bf16="off")
+    if args.camera_detector:
+        return check_camera_detector(args)
+    settings = dict(precision="fp32", fast_classifier=False, classifier_bf16="off", detector_openvino="off")
     ref = CardRecognizer(args.models, config=RecognizerConfig(backend="onnxruntime", **settings))
     cand = CardRecognizer(args.models, config=RecognizerConfig(backend=args.backend, **settings))
     result = {}

@@ -152,7 +152,7 @@ def benchmark(rec, frames, repeat: int = 15, warmup: int = 2) -> dict:
                  "ms_median": statistics.median(times), "ms_p90": float(np.percentile(times, 90)),
                  "cpu_ms_median": statistics.median(cpu), "ms_min": times[0], "cards_reported": len(cards),
                  "passes": list(rec.last_stats.passes), "detector_runs": rec.last_stats.detector_runs,
-                 "runs_side_by_side": rec.last_stats.runs_side_by_side, "indices": rec.last_stats.indices, "backend": getattr(rec, "backend", "onnxruntime"),
+                 "runs_side_by_side": rec.last_stats.runs_side_by_side, "indices": rec.last_stats.indices, "runtimes": getattr(rec, "runtimes", "onnxruntime"),
                  "motion_blur_px": rec.last_stats.motion_blur, "declared_blurred": rec.last_stats.blurred}
         entry.update({k: statistics.median(v) for k, v in stages.items()})
         if isinstance(truths, int):
@@ -203,9 +203,9 @@ def cpu_description(cpuinfo: str | None = None) -> str:
 
 
 def format_bench(res: dict, threads: int) -> str:
-    backends = sorted({e.get("backend", "onnxruntime") for e in res.values()})
+    runtimes = sorted({e.get("runtimes", "onnxruntime") for e in res.values()})
     lines = [f"card recognition speed on {cpu_description()}, model loaded, {threads} CPU threads, "
-             f"backend {', '.join(backends)} "
+             f"{'; '.join(runtimes)} "
              f"(load average {loadavg()}); wall-time medians per frame in ms: total (p90), then detector = "
              "finding the indices, classifier = reading them, assembly, outlines; nets = the two networks alone, "
              "other = everything else (and its CPU time, in this thread and the helper threads that do part of it beside "

@@ -137,3 +137,77 @@ def test_a_photo_is_read_in_float32_and_a_camera_frame_as_checked():
 
     still = _default_recognizer()
     assert still.config.classifier_bf16 == "auto" and still.cls_bf16 == camera.cls_bf16
+
+
+def test_a_camera_detector_runs_in_openvino_only_where_checked_on_this_file(tmp_path, monkeypatch):
+    """The detector of a camera's frames moves to OpenVINO only where backends.json records the camera
+    check on this very detector file and ONNX Runtime was not asked for by name; photos ("off") keep
+    the backend chosen for both networks."""
+    from tableref.vision.runtime import CAMERA_DETECTOR, camera_detector_openvino
+
+    det = tmp_path / "det.onnx"
+    det.write_bytes(b"detector")
+
+    def record(passed=True):
+        (tmp_path / runtime.VALIDATION_FILE).write_text(json.dumps(
+            {CAMERA_DETECTOR: {"passed": passed, "checked": "2026-12-05", "models": {det.name: file_sha256(det)}}}))
+
+    monkeypatch.setattr(runtime, "openvino_available", lambda: True)
+    record()
+    assert camera_detector_openvino("auto", "auto", "onnxruntime", tmp_path, det)[0] is True
+    assert camera_detector_openvino("off", "auto", "onnxruntime", tmp_path, det) == (False, "ONNX Runtime")
+    assert camera_detector_openvino("auto", "onnxruntime", "onnxruntime", tmp_path, det) == (
+        False, "ONNX Runtime (asked for)")
+    assert camera_detector_openvino("off", "openvino", "openvino", tmp_path, det)[0] is True   # the backend itself
+    record(passed=False)
+    assert camera_detector_openvino("auto", "auto", "onnxruntime", tmp_path, det)[0] is False
+    assert camera_detector_openvino("on", "auto", "onnxruntime", tmp_path, det)[0] is True     # the check itself
+    record()
+    det.write_bytes(b"detector, retrained")
+    on, why = camera_detector_openvino("auto", "auto", "onnxruntime", tmp_path, det)
+    assert on is False and "not checked" in why
+    monkeypatch.setattr(runtime, "openvino_available", lambda: False)
+    assert camera_detector_openvino("auto", "auto", "onnxruntime", tmp_path, det)[0] is False
+    with pytest.raises(ModelError, match="not installed"):
+        camera_detector_openvino("on", "auto", "onnxruntime", tmp_path, det)
+    with pytest.raises(ModelError, match="unknown detector runtime"):
+        camera_detector_openvino("maybe", "auto", "onnxruntime", tmp_path, det)
+
+
+def test_a_photo_detector_keeps_the_backend_and_a_camera_one_says_which():
+    from tableref.vision.recognition import CardRecognizer, camera_preset, photo_preset
+
+    photo = CardRecognizer(config=photo_preset())
+    assert photo.det_net.backend == photo.backend
+    camera = CardRecognizer(config=camera_preset())
+    assert camera.det_net.backend == ("openvino" if camera.det_openvino else camera.backend)
+    assert camera.det_runtime_reason.startswith("OpenVINO" if camera.det_openvino else "ONNX Runtime")
+    assert camera.runtimes.startswith(f"detector {camera.det_net.backend}, classifier {camera.cls_net.backend}")
+
+
+def test_openvino_compiles_a_size_met_again_and_reads_it_alike():
+    """A fixed camera's views repeat: OpenVINO runs a size met a second time with a copy compiled for
+    it (at most FIXED_SIZES), whose outputs match the model run as it is; a size met once is not compiled."""
+    import numpy as np
+
+    from tableref.vision.runtime import FIXED_SIZES, Network, default_models_dir, openvino_available
+
+    if not openvino_available():
+        pytest.skip("OpenVINO not installed")
+    det = default_models_dir() / "index_detector.onnx"
+    net = Network(det, 1, "openvino", fixed_sizes=True)
+    as_is = Network(det, 1, "openvino")
+    rng = np.random.default_rng(0)
+    x = rng.random((1, 3, 64, 96), dtype=np.float32)
+    first = net.run(x)
+    assert not net._fixed
+    second = net.run(x)
+    assert list(net._fixed) == [x.shape]
+    np.testing.assert_allclose(second, as_is.run(x), rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(first, second, rtol=1e-3, atol=1e-3)
+    for k in range(FIXED_SIZES + 2):            # sizes beyond the limit run as they are
+        y = rng.random((1, 3, 32, 32 * (k + 1)), dtype=np.float32)
+        net.run(y)
+        net.run(y)
+    assert len(net._fixed) == FIXED_SIZES
+    assert not Network(det, 1, "onnxruntime", fixed_sizes=True).fixed_sizes

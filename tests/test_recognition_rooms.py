@@ -28,11 +28,14 @@ def test_the_presets_read_at_photo_quality_unless_quick():
     photo = photo_preset(precision="fp32")
     assert all(getattr(photo, k) == v for k, v in PHOTO.items()) and photo.precision == "fp32"
     # a photo keeps a doubted card and is read as it is (no glare taken off, not sharpened, never
-    # declared blurred), in float32; a camera's frames are read in bfloat16 where that was checked
+    # declared blurred), in float32 by the backend chosen for both networks; a camera's frames are
+    # read with the classifier in bfloat16 and the detector in OpenVINO where each was checked
     assert photo == camera_preset(doubt_contradicted=False, deglare=False, unsoften=False, precision="fp32",
-                                  classifier_bf16="off", max_motion_blur=0.0)
+                                  classifier_bf16="off", detector_openvino="off", max_motion_blur=0.0)
     assert camera.max_motion_blur > 0 and live_table_preset().max_motion_blur == camera.max_motion_blur
     assert camera.classifier_bf16 == "auto" and live_table_preset().classifier_bf16 == "auto"
+    assert camera.detector_openvino == "auto" and live_table_preset().detector_openvino == "auto"
+    assert camera_preset(quick=True).detector_openvino == "off"      # ONNX Runtime's passes side by side
     desmoche, marriage = live_table_preset(), live_table_preset(count=True, several_packs=True)
     for k, v in {**LIVE_VIDEO, **PHOTO_QUALITY}.items():
         assert getattr(desmoche, k) == v

@@ -5,7 +5,8 @@ quantised copy that still matches its source model; :class:`Network` runs a mode
 in an inference backend on the CPU: ONNX Runtime (the default) or OpenVINO where it was checked
 to read the real photos as well (:func:`choose_backend`); the classifier of a camera's frames is
 computed by OpenVINO in bfloat16 where the processor does that natively and it was checked to
-read the real camera frames as well (:func:`classifier_bf16`).
+read the real camera frames as well (:func:`classifier_bf16`), and its detector by OpenVINO in
+float32 where that was checked to read the real camera frames alike (:func:`camera_detector_openvino`).
 """
 from __future__ import annotations
 
@@ -189,6 +190,39 @@ def classifier_bf16(wanted: str, backend: str, models_dir: Path, classifier: Pat
     return True, "bfloat16 (OpenVINO)"
 
 
+# the entry of backends.json that records the check of the detector run by OpenVINO (float32) against
+# ONNX Runtime on a camera's frames (scripts/validate_backend.py --camera-detector)
+CAMERA_DETECTOR = "openvino-camera-detector"
+
+
+def camera_detector_openvino(wanted: str, requested: str, backend: str, models_dir: Path,
+                             detector: Path) -> tuple[bool, str]:
+    """(whether the detector runs in OpenVINO, why), for a backend ``backend`` chosen by
+    :func:`choose_backend` from ``requested``. ``wanted`` (``RecognizerConfig.detector_openvino``):
+    "off" (the chosen backend); "on" (OpenVINO: a ModelError where it is not installed); "auto":
+    OpenVINO where it is the chosen backend, or where the backend was not asked for by name, OpenVINO
+    is installed and ``backends.json`` records the camera check passed on this very detector file
+    (``CAMERA_DETECTOR``)."""
+    if wanted not in ("auto", "on", "off"):
+        raise ModelError(f"unknown detector runtime {wanted!r} (auto, on, off)")
+    if backend == "openvino":
+        return True, "OpenVINO"
+    if wanted == "off":
+        return False, "ONNX Runtime"
+    if wanted == "on":
+        if not openvino_available():
+            raise ModelError("OpenVINO asked for, but it is not installed")
+        return True, "OpenVINO (asked for)"
+    if requested == "onnxruntime":
+        return False, "ONNX Runtime (asked for)"
+    if not openvino_available():
+        return False, "ONNX Runtime (OpenVINO not installed)"
+    if CAMERA_DETECTOR not in validated_backends(models_dir, [detector]):
+        return False, "ONNX Runtime (OpenVINO not checked on this detector's camera frames: " \
+                      "scripts/validate_backend.py --camera-detector)"
+    return True, "OpenVINO (checked on a camera's frames)"
+
+
 class Network:
     """One model loaded in a backend: ``run(x)`` gives its first output for one float32 input.
 
@@ -198,13 +232,21 @@ class Network:
     not used.)
     """
 
-    def __init__(self, path: Path, threads: int, backend: str = "onnxruntime", bf16: bool = False):
+    def __init__(self, path: Path, threads: int, backend: str = "onnxruntime", bf16: bool = False,
+                 fixed_sizes: bool = False):
         self.path = Path(path)
         self.backend = backend
         self.threads = threads
         if bf16 and backend != "openvino":
             raise ModelError("bfloat16 is computed by OpenVINO only")
         self.bf16 = bf16
+        # OpenVINO: an input size met again is run by a copy of the model compiled for that size
+        # (``FIXED_SIZES`` of them at most): a fixed camera's views repeat, and the detector on a 720p
+        # frame's two views took 40 instead of 46 ms so; a size met once is run by the model as it
+        # is (compiling a size takes about 0.3 s)
+        self.fixed_sizes = fixed_sizes and backend == "openvino"
+        self._fixed: dict[tuple, object] = {}
+        self._met: dict[tuple, int] = {}
         self._blobs: dict[tuple[int, int], np.ndarray] = {}
         self._solo = None       # a one-thread copy of the session and a worker per run side by side (map_side_by_side)
         self._workers = None
@@ -253,9 +295,23 @@ class Network:
         compiled = core.compile_model(model, "CPU", config)
         request = compiled.create_infer_request()
 
+        def for_size(shape: tuple):
+            """The request that runs an input of this shape (``fixed_sizes``)."""
+            fixed = self._fixed.get(shape)
+            if fixed is not None:
+                return fixed
+            met = self._met[shape] = self._met.get(shape, 0) + 1
+            if met < 2 or len(self._fixed) >= FIXED_SIZES:
+                return request
+            sized = core.read_model(str(self.path))
+            sized.reshape(list(shape))
+            fixed = self._fixed[shape] = core.compile_model(sized, "CPU", config).create_infer_request()
+            return fixed
+
         def run(x):
-            request.infer({0: x})
-            return request.get_output_tensor(0).data.copy()
+            req = for_size(x.shape) if self.fixed_sizes else request
+            req.infer({0: x})
+            return req.get_output_tensor(0).data.copy()
 
         self._run = run
         self.session = compiled
@@ -316,6 +372,9 @@ class Network:
             np.multiply(planes[2 - c], _PIXEL_SCALE, out=buf[0, c], dtype=np.float32)
         return buf
 
+
+# input sizes an OpenVINO network keeps a copy compiled for (``Network(fixed_sizes=True)``)
+FIXED_SIZES = 4
 
 # a pixel value's scale in the image models' input (as OpenCV's blobFromImage applies 1/255: in float32)
 _PIXEL_SCALE = np.float32(1.0 / 255.0)

@@ -289,7 +289,8 @@ def run_bench(args) -> int:
     rec = load_recognizer(args.models, args.threads, precision=args.precision, backend=args.backend)
     if rec is None:
         return EXIT_NO_MODEL
-    print(f"backend: {rec.backend} ({rec.backend_reason}); classifier in {rec.cls_precision_reason}; "
+    print(f"backend: {rec.backend} ({rec.backend_reason}); detector in {rec.det_runtime_reason}; "
+          f"classifier in {rec.cls_precision_reason}; "
           f"models {rec.det_path.name} + {rec.cls_path.name}")
     frames = []
     if args.images:

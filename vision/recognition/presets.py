@@ -130,6 +130,12 @@ class RecognizerConfig:
     # file (about half the classifier's time, and the same cards on every real camera measure: a
     # camera's frames); "off" (photos, read once, in float32); "on" (the check itself)
     classifier_bf16: str = "auto"
+    # the detector run by OpenVINO in float32 (``runtime.camera_detector_openvino``): "auto" where
+    # models/backends.json records the check on this detector file (every real camera measure read
+    # alike, in less time: a camera's frames at photo quality); "off": the backend chosen for both
+    # networks (photos; and the quick reading, whose two detector passes ONNX Runtime runs side by
+    # side, a little faster than OpenVINO one after the other); "on" (the check itself)
+    detector_openvino: str = "off"
 
     def but(self, **changes) -> "RecognizerConfig":
         """These settings with ``changes`` (field names) made."""
@@ -146,18 +152,19 @@ class RecognizerConfig:
 # A soft picture lowers the detector's score of an index more than the full classifier's reading of
 # it: photo quality considers boxes from PHOTO_DET_CONF and weighs the score less in a card's
 # confidence (PHOTO_DET_POWER), so that an index the classifier reads plainly in a defocused or
-# shaken frame is not lost to a faint box.
+# shaken frame is not lost to a faint box. Its detector runs in OpenVINO where that was checked on
+# a camera's frames (``RecognizerConfig.detector_openvino``).
 PHOTO_INDEX_PX = (28.0, 32.0)
 PHOTO_RECT_PIXELS = 2_200_000
 PHOTO_DET_CONF, PHOTO_DET_POWER = 0.18, 0.5
 PHOTO_QUALITY = dict(index_px_min=PHOTO_INDEX_PX[0], index_px_target=PHOTO_INDEX_PX[1],
                      max_rect_pixels=PHOTO_RECT_PIXELS, fast_classifier=False, rival_reread=True,
                      vote_turns=(1, 2, 3), tight_turned=True, det_conf=PHOTO_DET_CONF,
-                     det_score_power=PHOTO_DET_POWER)
+                     det_score_power=PHOTO_DET_POWER, detector_openvino="auto")
 # a photo is read once: a card one of its own corners doubts is kept (no next frame settles it); a
 # photo is read as it is (no glare taken off, not sharpened, never declared blurred), in float32
 PHOTO = dict(PHOTO_QUALITY, doubt_contradicted=False, deglare=False, unsoften=False, classifier_bf16="off",
-             max_motion_blur=0.0)
+             detector_openvino="off", max_motion_blur=0.0)
 
 # The quick reading (``RecognizerConfig``'s own defaults; ``TABLEREF_READING=quick`` for a camera on
 # a slow machine): the detector's own band of recognition.json (16-20 px), the fast classifier

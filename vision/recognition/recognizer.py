@@ -30,7 +30,8 @@ from tableref.vision.recognition.presets import MOTION_MIN_INDICES, MOTION_MIN_P
 from tableref.vision.recognition.reader import IndexReader
 from tableref.vision.recognition.spec import read_spec
 from tableref.vision.recognition.timing import RecognitionStats
-from tableref.vision.runtime import Network, choose_backend, classifier_bf16, default_models_dir, keep_freed_memory
+from tableref.vision.runtime import (Network, camera_detector_openvino, choose_backend, classifier_bf16, default_models_dir,
+                                     keep_freed_memory)
 from tableref.vision.types import DetectedCard, FrameObservation
 from tableref.vision.views import PAD_VALUE, View, letterbox_view
 
@@ -58,7 +59,11 @@ class CardRecognizer:
         self.cls_path = spec.model_file(fast if self.fast_classifier else spec.classifier_file, config.precision)
         self.backend, self.backend_reason = choose_backend(config.backend, self.models_dir,
                                                            [self.det_path, self.cls_path])
-        self.det_net = Network(self.det_path, threads, self.backend)
+        # the detector of a camera's frames in OpenVINO where that was checked (runtime.camera_detector_openvino)
+        self.det_openvino, self.det_runtime_reason = camera_detector_openvino(
+            config.detector_openvino, config.backend, self.backend, self.models_dir, self.det_path)
+        self.det_net = Network(self.det_path, threads, "openvino" if self.det_openvino else self.backend,
+                               fixed_sizes=True)
         # the classifier of a camera's frames in bfloat16 where that was checked (runtime.classifier_bf16)
         self.cls_bf16, self.cls_precision_reason = classifier_bf16(config.classifier_bf16, config.backend,
                                                                    self.models_dir, self.cls_path)
@@ -73,6 +78,12 @@ class CardRecognizer:
         self.reader = IndexReader(self.cls_net, config, spec.names, spec.crop_size, spec.crop_margin, self.memo)
         self._helper = HelperThread()
         self.last_stats = RecognitionStats()
+
+    @property
+    def runtimes(self) -> str:
+        """Which runtime computes each network, in words: "detector openvino, classifier openvino bfloat16"."""
+        return (f"detector {self.det_net.backend}, classifier {self.cls_net.backend}"
+                f"{' bfloat16' if self.cls_bf16 else ''}")
 
     # -- a frame ---------------------------------------------------------------
 
