@@ -41,6 +41,7 @@ def main(argv=None) -> int:
         recs[cards].warmup(img.shape[1::-1])
         for _ in range(3):
             recs[cards].recognize(img)
+        recs[cards].settle()
     rows: dict[int, list] = {cards: [] for cards in frames}
     for i in range(args.frames):
         for cards in (52, 104) if i % 2 else (104, 52):

@@ -10,7 +10,8 @@ Frames (:func:`default_frames`):
   (:func:`tiled_real_frame`), to see how the time grows with the number of cards.
 
 Each frame is read ``warmup`` times untimed (the runtime plans its memory on the first run
-at each input shape), then ``repeat`` times timed, exactly as ``tableref detect`` and the live
+at each input shape; a size met that often gets its own compiled copy, waited for: a fixed
+camera's frames, after its first second), then ``repeat`` times timed, exactly as ``tableref detect`` and the live
 session call :meth:`CardRecognizer.recognize`. Per frame: the median wall time and, from the
 recogniser's :class:`~tableref.vision.recognition.RecognitionStats` of the same runs, the
 medians of finding the indices (detector), reading them (classifier), the assembly, the
@@ -125,7 +126,7 @@ STAGES = ("ms_detect", "ms_classify", "ms_assembly", "ms_outlines", "ms_detector
           "cpu_ms_views", "cpu_ms_per_card")
 
 
-def benchmark(rec, frames, repeat: int = 15, warmup: int = 2) -> dict:
+def benchmark(rec, frames, repeat: int = 15, warmup: int = 3) -> dict:
     """Median/p90 wall time of ``rec.recognize`` per frame, per-stage medians, cards found.
 
     ``frames``: (name, image, truths) where truths is a list of
@@ -135,6 +136,7 @@ def benchmark(rec, frames, repeat: int = 15, warmup: int = 2) -> dict:
     for name, img, truths in frames:
         for _ in range(warmup):
             rec.recognize(img)
+        rec.settle()
         times, cpu, stages = [], [], {k: [] for k in STAGES + ("ms_non_network", "cpu_ms_non_network")}
         cards = []
         for _ in range(repeat):

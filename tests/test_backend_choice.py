@@ -182,32 +182,44 @@ def test_a_photo_detector_keeps_the_backend_and_a_camera_one_says_which():
     camera = CardRecognizer(config=camera_preset())
     assert camera.det_net.backend == ("openvino" if camera.det_openvino else camera.backend)
     assert camera.det_runtime_reason.startswith("OpenVINO" if camera.det_openvino else "ONNX Runtime")
-    assert camera.runtimes.startswith(f"detector {camera.det_net.backend}, classifier {camera.cls_net.backend}")
+    assert camera.runtimes.startswith(f"detector {camera.det_net.runtime}, classifier {camera.cls_net.runtime}")
+    assert camera.det_net.fixed_sizes == camera.det_openvino and not photo.det_net.fixed_sizes
 
 
-def test_openvino_compiles_a_size_met_again_and_reads_it_alike():
-    """A fixed camera's views repeat: OpenVINO runs a size met a second time with a copy compiled for
-    it (at most FIXED_SIZES), whose outputs match the model run as it is; a size met once is not compiled."""
+def test_openvino_runs_the_sizes_that_repeat_and_reads_them_alike():
+    """A fixed camera's views repeat: a size met FIXED_AFTER times gets a copy compiled by OpenVINO
+    for it (at most FIXED_SIZES), compiled beside the runs; until then, and for the sizes met less
+    often, ONNX Runtime runs the model, and both read alike."""
     import numpy as np
 
-    from tableref.vision.runtime import FIXED_SIZES, Network, default_models_dir, openvino_available
+    from tableref.vision.runtime import FIXED_AFTER, FIXED_SIZES, Network, default_models_dir, openvino_available
 
     if not openvino_available():
         pytest.skip("OpenVINO not installed")
     det = default_models_dir() / "index_detector.onnx"
     net = Network(det, 1, "openvino", fixed_sizes=True)
-    as_is = Network(det, 1, "openvino")
+    onnx = Network(det, 1, "onnxruntime")
+    assert net.side_by_side == 1 and Network(det, 2, "openvino", fixed_sizes=True).side_by_side == 2
+    assert net.runtime.startswith("onnxruntime (openvino")
     rng = np.random.default_rng(0)
     x = rng.random((1, 3, 64, 96), dtype=np.float32)
-    first = net.run(x)
-    assert not net._fixed
-    second = net.run(x)
+    reference = onnx.run(x)
+    for _ in range(FIXED_AFTER):
+        np.testing.assert_array_equal(net.run(x), reference)      # ONNX Runtime's own run
+    net.settle()
     assert list(net._fixed) == [x.shape]
-    np.testing.assert_allclose(second, as_is.run(x), rtol=1e-3, atol=1e-3)
-    np.testing.assert_allclose(first, second, rtol=1e-3, atol=1e-3)
-    for k in range(FIXED_SIZES + 2):            # sizes beyond the limit run as they are
+    np.testing.assert_allclose(net.run(x), reference, rtol=1e-3, atol=1e-3)
+    for k in range(FIXED_SIZES + 2):            # sizes beyond the limit stay with ONNX Runtime
         y = rng.random((1, 3, 32, 32 * (k + 1)), dtype=np.float32)
-        net.run(y)
-        net.run(y)
+        for _ in range(FIXED_AFTER):
+            net.run(y)
+        net.settle()
     assert len(net._fixed) == FIXED_SIZES
+    once = rng.random((1, 3, 64, 64), dtype=np.float32)
+    np.testing.assert_array_equal(net.run(once), onnx.run(once))
+    # the check's network compiles before the run that asks for it: the same runtime every time
+    checked = Network(det, 1, "openvino", fixed_sizes=True, compile_beside=False)
+    for _ in range(FIXED_AFTER):
+        checked.run(x)
+    assert list(checked._fixed) == [x.shape]
     assert not Network(det, 1, "onnxruntime", fixed_sizes=True).fixed_sizes

@@ -212,7 +212,7 @@ def camera_detector_openvino(wanted: str, requested: str, backend: str, models_d
     if wanted == "on":
         if not openvino_available():
             raise ModelError("OpenVINO asked for, but it is not installed")
-        return True, "OpenVINO (asked for)"
+        return True, "OpenVINO for the input sizes that repeat (asked for)"
     if requested == "onnxruntime":
         return False, "ONNX Runtime (asked for)"
     if not openvino_available():
@@ -220,7 +220,7 @@ def camera_detector_openvino(wanted: str, requested: str, backend: str, models_d
     if CAMERA_DETECTOR not in validated_backends(models_dir, [detector]):
         return False, "ONNX Runtime (OpenVINO not checked on this detector's camera frames: " \
                       "scripts/validate_backend.py --camera-detector)"
-    return True, "OpenVINO (checked on a camera's frames)"
+    return True, "OpenVINO for the input sizes that repeat, ONNX Runtime for the others (checked on a camera's frames)"
 
 
 class Network:
@@ -233,25 +233,36 @@ class Network:
     """
 
     def __init__(self, path: Path, threads: int, backend: str = "onnxruntime", bf16: bool = False,
-                 fixed_sizes: bool = False):
+                 fixed_sizes: bool = False, compile_beside: bool = True):
         self.path = Path(path)
         self.backend = backend
         self.threads = threads
         if bf16 and backend != "openvino":
             raise ModelError("bfloat16 is computed by OpenVINO only")
         self.bf16 = bf16
-        # OpenVINO: an input size met again is run by a copy of the model compiled for that size
-        # (``FIXED_SIZES`` of them at most): a fixed camera's views repeat, and the detector on a 720p
-        # frame's two views took 40 instead of 46 ms so; a size met once is run by the model as it
-        # is (compiling a size takes about 0.3 s)
+        # OpenVINO for the sizes that repeat: the model is run by ONNX Runtime, and an input size met
+        # FIXED_AFTER times gets a copy compiled by OpenVINO for that very size (``FIXED_SIZES`` of
+        # them at most), compiled in a helper thread while ONNX Runtime goes on running it. A fixed
+        # camera's views repeat, and OpenVINO runs a size compiled for it faster than ONNX Runtime
+        # (the detector on a 720p frame's main view: 38 instead of 52 ms in a live session); a
+        # size met for the first time costs it 50-150 ms more than ONNX Runtime, and compiling one
+        # about 0.3 s, so the sizes met a few times only (a view being chosen, the enlarged
+        # tiles, which ONNX Runtime runs two side by side) stay with ONNX Runtime. ``compile_beside``
+        # False: compiled before the run that asks for it (the same runs in the same runtime every
+        # time: the check of scripts/validate_backend.py).
         self.fixed_sizes = fixed_sizes and backend == "openvino"
+        self.compile_beside = compile_beside
         self._fixed: dict[tuple, object] = {}
         self._met: dict[tuple, int] = {}
+        self._compiler = None
         self._blobs: dict[tuple[int, int], np.ndarray] = {}
         self._solo = None       # a one-thread copy of the session and a worker per run side by side (map_side_by_side)
         self._workers = None
         try:
-            if backend == "openvino":
+            if self.fixed_sizes:
+                self._load_onnxruntime(threads)
+                self._load_sized_openvino(threads)
+            elif backend == "openvino":
                 self._load_openvino(threads)
             else:
                 self._load_onnxruntime(threads)
@@ -281,6 +292,11 @@ class Network:
         opts.log_severity_level = 3
         return ort.InferenceSession(str(self.path), sess_options=opts, providers=["CPUExecutionProvider"])
 
+    def _openvino_config(self, threads: int) -> dict:
+        # float32 unless asked (OpenVINO would take bfloat16 by itself on a processor with AMX)
+        return {"INFERENCE_NUM_THREADS": threads, "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY",
+                "INFERENCE_PRECISION_HINT": "bf16" if self.bf16 else "f32"}
+
     def _load_openvino(self, threads: int) -> None:
         import openvino as ov
 
@@ -289,41 +305,70 @@ class Network:
         inp = model.inputs[0]
         self.input_name = inp.get_any_name()
         self.input_shape = [d.get_length() if d.is_static else d.to_string() for d in inp.get_partial_shape()]
-        # float32 unless asked (OpenVINO would take bfloat16 by itself on a processor with AMX)
-        config = {"INFERENCE_NUM_THREADS": threads, "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY",
-                  "INFERENCE_PRECISION_HINT": "bf16" if self.bf16 else "f32"}
-        compiled = core.compile_model(model, "CPU", config)
+        compiled = core.compile_model(model, "CPU", self._openvino_config(threads))
         request = compiled.create_infer_request()
 
-        def for_size(shape: tuple):
-            """The request that runs an input of this shape (``fixed_sizes``)."""
-            fixed = self._fixed.get(shape)
-            if fixed is not None:
-                return fixed
-            met = self._met[shape] = self._met.get(shape, 0) + 1
-            if met < 2 or len(self._fixed) >= FIXED_SIZES:
-                return request
-            sized = core.read_model(str(self.path))
-            sized.reshape(list(shape))
-            fixed = self._fixed[shape] = core.compile_model(sized, "CPU", config).create_infer_request()
-            return fixed
-
         def run(x):
-            req = for_size(x.shape) if self.fixed_sizes else request
-            req.infer({0: x})
-            return req.get_output_tensor(0).data.copy()
+            request.infer({0: x})
+            return request.get_output_tensor(0).data.copy()
 
         self._run = run
         self.session = compiled
+
+    def _load_sized_openvino(self, threads: int) -> None:
+        """``fixed_sizes``: ONNX Runtime runs the model (loaded before), OpenVINO the sizes compiled."""
+        import threading
+
+        import openvino as ov
+
+        core, config, by_onnxruntime = ov.Core(), self._openvino_config(threads), self._run
+
+        def compile_for(shape: tuple) -> None:
+            try:
+                sized = core.read_model(str(self.path))
+                sized.reshape(list(shape))
+                self._fixed[shape] = core.compile_model(sized, "CPU", config).create_infer_request()
+            except Exception:       # noqa: BLE001 - the size stays with ONNX Runtime
+                self._met[shape] = -(1 << 30)
+
+        def run(x):
+            request = self._fixed.get(x.shape)
+            if request is not None:
+                request.infer({0: x})
+                return request.get_output_tensor(0).data.copy()
+            met = self._met[x.shape] = self._met.get(x.shape, 0) + 1
+            busy = self._compiler is not None and self._compiler.is_alive()
+            if met >= FIXED_AFTER and not busy and len(self._fixed) < FIXED_SIZES:
+                self._met[x.shape] = -(1 << 30)     # asked once
+                self._compiler = threading.Thread(target=compile_for, args=(x.shape,), daemon=True,
+                                                  name="tableref-compile")
+                self._compiler.start()
+                if not self.compile_beside:
+                    self._compiler.join()
+                    return run(x)
+            return by_onnxruntime(x)
+
+        self._run = run
+
+    def settle(self) -> None:
+        """Wait for a size being compiled (``fixed_sizes``), so that the next run of it uses the copy."""
+        if self._compiler is not None:
+            self._compiler.join()
+
+    @property
+    def runtime(self) -> str:
+        """Which runtime runs it, in words: "onnxruntime", "openvino", or "onnxruntime (openvino for
+        the sizes that repeat)" (``fixed_sizes``)."""
+        return "onnxruntime (openvino for the sizes that repeat)" if self.fixed_sizes else self.backend
 
     def run(self, x: np.ndarray) -> np.ndarray:
         return self._run(x)
 
     @property
     def side_by_side(self) -> int:
-        """How many runs :meth:`map_side_by_side` puts side by side: two with ONNX Runtime and at
-        least two threads, else one (they go one after the other)."""
-        return 2 if self.backend == "onnxruntime" and self.threads >= 2 else 1
+        """How many runs :meth:`map_side_by_side` puts side by side: two where ONNX Runtime runs
+        them (also with ``fixed_sizes``) on at least two threads, else one (they go one after the other)."""
+        return 2 if (self.backend == "onnxruntime" or self.fixed_sizes) and self.threads >= 2 else 1
 
     def map_side_by_side(self, work, items: list) -> list:
         """``work(run, slot, item)`` for each of ``items`` (in order), where ``run(x)`` is :meth:`run`.
@@ -373,8 +418,9 @@ class Network:
         return buf
 
 
-# input sizes an OpenVINO network keeps a copy compiled for (``Network(fixed_sizes=True)``)
-FIXED_SIZES = 4
+# input sizes an OpenVINO network keeps a copy compiled for (``Network(fixed_sizes=True)``), each
+# once it has met that size FIXED_AFTER times
+FIXED_SIZES, FIXED_AFTER = 4, 3
 
 # a pixel value's scale in the image models' input (as OpenCV's blobFromImage applies 1/255: in float32)
 _PIXEL_SCALE = np.float32(1.0 / 255.0)

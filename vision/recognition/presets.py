@@ -130,9 +130,10 @@ class RecognizerConfig:
     # file (about half the classifier's time, and the same cards on every real camera measure: a
     # camera's frames); "off" (photos, read once, in float32); "on" (the check itself)
     classifier_bf16: str = "auto"
-    # the detector run by OpenVINO in float32 (``runtime.camera_detector_openvino``): "auto" where
-    # models/backends.json records the check on this detector file (every real camera measure read
-    # alike, in less time: a camera's frames at photo quality); "off": the backend chosen for both
+    # the detector run by OpenVINO in float32 for the input sizes that repeat, by ONNX Runtime for
+    # the others (``runtime.camera_detector_openvino``, ``runtime.Network(fixed_sizes=True)``): "auto"
+    # where models/backends.json records the check on this detector file (every real camera measure
+    # read alike, in less time: a camera's frames at photo quality); "off": the backend chosen for both
     # networks (photos; and the quick reading, whose two detector passes ONNX Runtime runs side by
     # side, a little faster than OpenVINO one after the other); "on" (the check itself)
     detector_openvino: str = "off"

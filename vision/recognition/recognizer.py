@@ -62,8 +62,11 @@ class CardRecognizer:
         # the detector of a camera's frames in OpenVINO where that was checked (runtime.camera_detector_openvino)
         self.det_openvino, self.det_runtime_reason = camera_detector_openvino(
             config.detector_openvino, config.backend, self.backend, self.models_dir, self.det_path)
+        # (ONNX Runtime with OpenVINO for the sizes that repeat; "on", the check: compiled before the
+        # run that asks, so that the same runs go to the same runtime every time)
         self.det_net = Network(self.det_path, threads, "openvino" if self.det_openvino else self.backend,
-                               fixed_sizes=True)
+                               fixed_sizes=self.det_openvino and self.backend != "openvino",
+                               compile_beside=config.detector_openvino != "on")
         # the classifier of a camera's frames in bfloat16 where that was checked (runtime.classifier_bf16)
         self.cls_bf16, self.cls_precision_reason = classifier_bf16(config.classifier_bf16, config.backend,
                                                                    self.models_dir, self.cls_path)
@@ -81,9 +84,16 @@ class CardRecognizer:
 
     @property
     def runtimes(self) -> str:
-        """Which runtime computes each network, in words: "detector openvino, classifier openvino bfloat16"."""
-        return (f"detector {self.det_net.backend}, classifier {self.cls_net.backend}"
+        """Which runtime computes each network, in words: "detector onnxruntime (openvino for the sizes
+        that repeat), classifier openvino bfloat16"."""
+        return (f"detector {self.det_net.runtime}, classifier {self.cls_net.runtime}"
                 f"{' bfloat16' if self.cls_bf16 else ''}")
+
+    def settle(self) -> None:
+        """Wait for what the networks prepare beside the frames (a copy of the detector compiled for
+        an input size that repeats: ``runtime.Network(fixed_sizes=True)``)."""
+        self.det_net.settle()
+        self.cls_net.settle()
 
     # -- a frame ---------------------------------------------------------------
 
