@@ -242,9 +242,10 @@ class Network:
         self.bf16 = bf16
         # OpenVINO for the sizes that repeat: the model is run by ONNX Runtime, and an input size met
         # FIXED_AFTER times gets a copy compiled by OpenVINO for that very size (``FIXED_SIZES`` of
-        # them at most), compiled in a helper thread while ONNX Runtime goes on running it. A fixed
-        # camera's views repeat, and OpenVINO runs a size compiled for it faster than ONNX Runtime
-        # (the detector on a 720p frame's main view: 38 instead of 52 ms in a live session); a
+        # them at most), compiled in a helper thread (one size after another) while ONNX Runtime goes
+        # on running it. A fixed camera's views repeat, and OpenVINO runs a size compiled for it
+        # faster than ONNX Runtime (the detector on a 720p frame's main view: 38 instead of 52 ms in
+        # a live session); a
         # size met for the first time costs it 50-150 ms more than ONNX Runtime, and compiling one
         # about 0.3 s, so the sizes met a few times only (a view being chosen, the enlarged
         # tiles, which ONNX Runtime runs two side by side) stay with ONNX Runtime. ``compile_beside``
@@ -252,8 +253,9 @@ class Network:
         # time: the check of scripts/validate_backend.py).
         self.fixed_sizes = fixed_sizes and backend == "openvino"
         self.compile_beside = compile_beside
-        self._fixed: dict[tuple, object] = {}
-        self._met: dict[tuple, int] = {}
+        self._fixed: dict[tuple, object] = {}      # size -> its compiled copy's request
+        self._met: dict[tuple, int] = {}           # size -> runs of it before its copy was asked for
+        self._compiles: dict[tuple, object] = {}   # size -> its compile (a Future), one after another
         self._compiler = None
         self._blobs: dict[tuple[int, int], np.ndarray] = {}
         self._solo = None       # a one-thread copy of the session and a worker per run side by side (map_side_by_side)
@@ -317,7 +319,7 @@ class Network:
 
     def _load_sized_openvino(self, threads: int) -> None:
         """``fixed_sizes``: ONNX Runtime runs the model (loaded before), OpenVINO the sizes compiled."""
-        import threading
+        from concurrent.futures import ThreadPoolExecutor
 
         import openvino as ov
 
@@ -329,31 +331,30 @@ class Network:
                 sized.reshape(list(shape))
                 self._fixed[shape] = core.compile_model(sized, "CPU", config).create_infer_request()
             except Exception:       # noqa: BLE001 - the size stays with ONNX Runtime
-                self._met[shape] = -(1 << 30)
+                pass
 
         def run(x):
             request = self._fixed.get(x.shape)
             if request is not None:
                 request.infer({0: x})
                 return request.get_output_tensor(0).data.copy()
-            met = self._met[x.shape] = self._met.get(x.shape, 0) + 1
-            busy = self._compiler is not None and self._compiler.is_alive()
-            if met >= FIXED_AFTER and not busy and len(self._fixed) < FIXED_SIZES:
-                self._met[x.shape] = -(1 << 30)     # asked once
-                self._compiler = threading.Thread(target=compile_for, args=(x.shape,), daemon=True,
-                                                  name="tableref-compile")
-                self._compiler.start()
-                if not self.compile_beside:
-                    self._compiler.join()
-                    return run(x)
+            if x.shape not in self._compiles:
+                met = self._met[x.shape] = self._met.get(x.shape, 0) + 1
+                if met >= FIXED_AFTER and len(self._compiles) < FIXED_SIZES:
+                    if self._compiler is None:
+                        self._compiler = ThreadPoolExecutor(1, thread_name_prefix="tableref-compile")
+                    job = self._compiles[x.shape] = self._compiler.submit(compile_for, x.shape)
+                    if not self.compile_beside:
+                        job.result()
+                        return run(x)
             return by_onnxruntime(x)
 
         self._run = run
 
     def settle(self) -> None:
-        """Wait for a size being compiled (``fixed_sizes``), so that the next run of it uses the copy."""
-        if self._compiler is not None:
-            self._compiler.join()
+        """Wait for the sizes being compiled (``fixed_sizes``), so that the next run of each uses its copy."""
+        for job in list(self._compiles.values()):
+            job.result()
 
     @property
     def runtime(self) -> str:
