@@ -9,13 +9,18 @@ from tableref.vision import runtime
 from tableref.vision.runtime import ModelError, choose_backend, file_sha256
 
 
+def _record(folder, key: str, models, passed=True):
+    """backends.json in ``folder`` with one check ``key`` on the files ``models``."""
+    shas = {p.name: file_sha256(p) for p in models}
+    (folder / runtime.VALIDATION_FILE).write_text(json.dumps(
+        {key: {"passed": passed, "checked": "2026-12-01", "models": shas}}))
+
+
 def _models(tmp_path, passed=True, tamper=False):
     det, cls = tmp_path / "det.onnx", tmp_path / "cls.onnx"
     det.write_bytes(b"detector")
     cls.write_bytes(b"classifier")
-    shas = {p.name: file_sha256(p) for p in (det, cls)}
-    (tmp_path / runtime.VALIDATION_FILE).write_text(json.dumps(
-        {"openvino": {"passed": passed, "checked": "2026-12-01", "models": shas}}))
+    _record(tmp_path, "openvino", [det, cls], passed)
     if tamper:                      # the model was retrained after the check
         det.write_bytes(b"detector, retrained")
     return [det, cls]
@@ -93,8 +98,7 @@ def test_the_classifier_runs_in_bfloat16_only_where_checked_on_this_file_and_nat
     cls.write_bytes(b"classifier")
 
     def record(passed=True):
-        (tmp_path / runtime.VALIDATION_FILE).write_text(json.dumps(
-            {CLASSIFIER_BF16: {"passed": passed, "checked": "2026-12-04", "models": {cls.name: file_sha256(cls)}}}))
+        _record(tmp_path, CLASSIFIER_BF16, [cls], passed)
 
     monkeypatch.setattr(runtime, "bf16_native", lambda: True)
     monkeypatch.setattr(runtime, "openvino_available", lambda: True)
@@ -149,8 +153,7 @@ def test_a_camera_detector_runs_in_openvino_only_where_checked_on_this_file(tmp_
     det.write_bytes(b"detector")
 
     def record(passed=True):
-        (tmp_path / runtime.VALIDATION_FILE).write_text(json.dumps(
-            {CAMERA_DETECTOR: {"passed": passed, "checked": "2026-12-05", "models": {det.name: file_sha256(det)}}}))
+        _record(tmp_path, CAMERA_DETECTOR, [det], passed)
 
     monkeypatch.setattr(runtime, "openvino_available", lambda: True)
     record()
