@@ -14,6 +14,11 @@ player's net must match exactly.
 Seeds 0-999 are for development; the default evaluation seeds (1000+ for
 Desmoche, 2000+ for Marriage) were not looked at while building the pipeline.
 Videos are cached in ``--work`` (default ``out/eval_sim/``, ignored by git).
+
+Each seed chooses the card deck its video is drawn with (``tableref.simulate.render.SIM_DECKS``):
+npm packages, fetched with ``npm`` the first time, and Debian's KDE decks (``apt install
+kdegames-card-data-kf5``). A deck the machine lacks is drawn with kennard-2color instead, and the
+report counts those hands: figures are comparable between machines only with the same decks.
 """
 from __future__ import annotations
 
@@ -23,15 +28,30 @@ import os
 import subprocess
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def filmed_as_chosen(d: Path) -> bool:
+    """Whether the cached video in ``d`` is drawn with the deck its seed chose, or with a stand-in
+    for a deck this machine still lacks (a video cached before decks were recorded is filmed again)."""
+    video = json.loads((d / "truth.json").read_text()).get("video", {})
+    chosen = video.get("deck_chosen")
+    if chosen is None:
+        return False
+    if chosen == video.get("deck"):
+        return True
+    from tableref.datasets import decks
+
+    return chosen not in decks.available_decks()
+
+
 def simulate(game: str, seed: int, work: Path) -> Path:
     d = work / f"{game}-{seed}"
-    if (d / "truth.json").exists() and (d / "video.mp4").exists():
+    if (d / "truth.json").exists() and (d / "video.mp4").exists() and filmed_as_chosen(d):
         return d
     subprocess.run([sys.executable, "-m", "tableref", "simulate", game, "--seed", str(seed), "--out", str(d)],
                    check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
@@ -81,19 +101,21 @@ def one(args) -> dict:
         sc = play_desmoche(seed) if game == "desmoche" else play_marriage(seed)
         truth = sc.truth
         result, events, dt = synthetic(game, seed, noise)
-        frames = None
+        frames = deck = chosen = None
     else:
         d = simulate(game, seed, work)
         truth = json.loads((d / "truth.json").read_text())
         result, events, dt = watch(game, d, truth["players"], threads, every)
         frames = truth.get("video", {}).get("frames")
+        deck, chosen = truth.get("video", {}).get("deck"), truth.get("video", {}).get("deck_chosen")
     ok = bool(result) and result.get("winner") == truth["winner"] and result.get("net") == truth["net"]
     problems = [e.get("text") for e in events if e.get("type") in ("recognition_problem", "count_problem",
                                                                    "illegal_move", "meld_invalid")]
     return {"game": game, "seed": seed, "ok": ok, "players": len(truth["players"]),
             "truth": {"winner": truth["winner"], "net": truth["net"]},
             "got": {"winner": result.get("winner") if result else None, "net": result.get("net") if result else None},
-            "seconds": round(dt, 1), "frames": frames, "problems": problems[:6]}
+            "seconds": round(dt, 1), "frames": frames, "deck": deck,
+            "stand_in_for": chosen if chosen and chosen != deck else None, "problems": problems[:6]}
 
 
 def main(argv=None) -> int:
@@ -155,6 +177,13 @@ def main(argv=None) -> int:
             print(f"{game.strip():9s}: {k}/{len(rs)} hands with the exact winner and nets "
                   f"({'synthetic observations' if args.synthetic else 'rendered video, real recogniser'}; "
                   f"seeds {rs[0]['seed']}-{rs[-1]['seed']})")
+    stand_ins = Counter(r["stand_in_for"] for r in results if r.get("stand_in_for"))
+    if stand_ins:
+        from tableref.simulate.render import deck_hint
+
+        print(f"{sum(stand_ins.values())} hands drawn with kennard-2color standing in for a deck this machine lacks "
+              "(the figures are not comparable with a machine that has them): "
+              + "; ".join(f"{name} x{n} ({deck_hint(name)})" for name, n in sorted(stand_ins.items())))
     print(f"total time {time.perf_counter() - t0:.0f} s")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))

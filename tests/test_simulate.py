@@ -104,3 +104,14 @@ def test_simulate_refuses_bad_player_count(tmp_path):
     p = subprocess.run([sys.executable, "-m", "tableref", "simulate", "desmoche", "--seed", "1", "--players", "6",
                         "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "2 to 4" in p.stderr
+
+
+def test_a_missing_deck_is_drawn_with_a_stand_in_and_said():
+    """A deck this machine lacks is replaced by kennard-2color, said, and recorded beside the one chosen,
+    so the rendered evaluation can tell that its figures are not those of a machine with the deck."""
+    from tableref.simulate.render import Renderer, RenderOptions
+
+    said = []
+    r = Renderer(play_desmoche(109), RenderOptions(deck="kde-not-on-any-machine"), said.append)
+    assert (r.deck_chosen, r.deck) == ("kde-not-on-any-machine", "kennard-2color")
+    assert any("kde-not-on-any-machine" in s and "apt install kdegames-card-data-kf5" in s for s in said)

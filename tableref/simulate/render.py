@@ -79,6 +79,13 @@ def load_artwork(name: str, say=None):
     return _DECK_CACHE[name]
 
 
+def deck_hint(name: str) -> str:
+    """How a deck of ``SIM_DECKS`` gets onto a machine, in a few words."""
+    if name.startswith("kde-"):
+        return "Debian: apt install kdegames-card-data-kf5"
+    return "fetched with npm the first time: needs npm and the npm registry"
+
+
 def _drawn_back(shape) -> np.ndarray:
     h, w = shape
     img = np.zeros((h, w, 4), np.uint8)
@@ -389,9 +396,13 @@ class Renderer:
                                   max_rows=4 if script.game == "marriage" else 3)
         self.placer = StickyPlacer(self.layout)
         deck = self.o.deck or self.rng.choice(SIM_DECKS)
+        self.deck_chosen = deck
         try:
             self.faces, self.back = load_artwork(deck, say)
-        except Exception:  # noqa: BLE001 - fall back to the CC0 deck
+        except Exception as missing:  # noqa: BLE001 - fall back to the CC0 deck
+            if say is not None:
+                say(f"the {deck} card art is not on this machine ({deck_hint(deck)}): drawing the table with "
+                    f"kennard-2color instead ({type(missing).__name__})")
             deck = "kennard-2color"
             try:
                 self.faces, self.back = load_artwork(deck, say)
@@ -590,5 +601,5 @@ def render_script(script, out_dir, options: RenderOptions | None = None, progres
     writer.release()
     if bar is not None:
         bar.close()
-    return {"frames": n, "fps": r.o.fps, "duration": n / r.o.fps, "deck": r.deck,
+    return {"frames": n, "fps": r.o.fps, "duration": n / r.o.fps, "deck": r.deck, "deck_chosen": r.deck_chosen,
             "still_at": [still_at.get(k) for k in range(len(script.keyframes))]}
