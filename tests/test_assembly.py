@@ -409,3 +409,35 @@ def test_same_value_pairs_are_every_pair_of_equal_entries_once(values):
     got = sorted(zip(i.tolist(), j.tolist()))
     want = [(a, b) for a in range(len(v)) for b in range(a + 1, len(v)) if v[a] == v[b]]
     assert got == want
+
+
+
+def test_four_corner_strips_beside_their_rows_top_card_are_not_turned_cards(monkeypatch):
+    # a row of a four-corner deck (the KDE Dondorf deck of a rendered Desmoche hand): 6S 7S 8S show
+    # strips (top-left and bottom-left indices, one long side apart), the 9S on top all four corners.
+    # A strip measures as the diagonal of another committed layout's card turned 36 degrees: taken
+    # so, its outline reached over the next meld and joined the two.
+    from tableref.vision import assembly
+    from tableref.vision.recognition.spec import read_spec
+    from tableref.vision.runtime import default_models_dir
+
+    spec = read_spec(default_models_dir())
+    names = list(spec.names)
+
+    def read(card, box, p, score):
+        v = np.full(len(names), (1 - p) / (len(names) - 1))
+        v[names.index(card)] = p
+        return IndexReading(box=box, score=score, probs=v)
+
+    rs = [read("6S", (217.7, 601.2, 226.4, 624.5), 0.90, 0.83), read("6S", (214.3, 677.0, 225.1, 702.5), 0.92, 0.81),
+          read("7S", (242.1, 600.5, 252.2, 623.9), 0.96, 0.66), read("7S", (240.6, 678.6, 249.9, 702.8), 0.90, 0.76),
+          read("8S", (266.7, 600.1, 277.7, 623.4), 0.92, 0.84), read("8S", (265.5, 677.5, 275.6, 702.0), 0.88, 0.76),
+          read("9S", (292.1, 600.3, 301.8, 623.9), 0.97, 0.84), read("9S", (290.5, 677.2, 301.3, 701.3), 0.98, 0.74),
+          read("9S", (349.0, 676.0, 358.0, 701.0), 0.99, 0.90), read("9S", (349.0, 598.0, 360.0, 622.0), 0.92, 0.90)]
+    cards = {c.card: c for c in assemble(rs, names, spec.geometry)}
+    assert sorted(cards) == ["6S", "7S", "8S", "9S"] and cards["9S"].quad is not None
+    for strip in ("6S", "7S", "8S"):
+        assert cards[strip].quad is None and cards[strip].box[2] - cards[strip].box[0] < 15
+        assert len(cards[strip].indices) == 2
+    monkeypatch.setattr(assembly, "_split_strips", lambda a: None)      # without the pass: a turned card
+    assert next(c for c in assemble(rs, names, spec.geometry) if c.card == "6S").quad is not None

@@ -587,6 +587,41 @@ def _split_bridges(a: Assembly) -> None:
             _whole_cards(a, bridges)
 
 
+def _split_strips(a: Assembly) -> None:
+    """A deck printing four corners: a "whole card" of two corners lying along the long side of a
+    card that shows three or four (the top card of its row), turned otherwise than that card, is
+    the strip of a card under it (its top-left and bottom-left indices, fitted as the diagonal of
+    another layout's card), and is reported as one card whose outline is unknown."""
+    whole = [f for f in a.cards if f.fit is not None]
+    tops = [f for f in whole if len(f.card.indices) >= 3]
+    if not tops:
+        return
+    layouts = a.geo.layouts()
+    cos_tilt = math.cos(SIDE_TILT)
+    for n, f in enumerate(a.cards):
+        if f.fit is None or len(f.card.indices) != 2:
+            continue
+        reach = BRIDGE_NEIGHBOURHOOD * f.fit.card_w
+        near = [g for g in tops if math.dist(g.fit.centre, f.fit.centre) <= reach]
+        if not near:
+            continue
+        g = min(near, key=lambda t: math.dist(t.fit.centre, f.fit.centre))
+        if _turn(f.fit.theta, g.fit.theta) <= BRIDGE_TURN:
+            continue
+        i, j = f.members[:2]
+        ri, rj = a.readings[i], a.readings[j]
+        vx, vy = rj.centre[0] - ri.centre[0], rj.centre[1] - ri.centre[1]
+        d = max(math.hypot(vx, vy), 1e-9)
+        if abs(-math.sin(g.fit.theta) * vx + math.cos(g.fit.theta) * vy) / d < cos_tilt:
+            continue
+        size = (ri.size + rj.size) / 2.0
+        if not any(abs(math.log(d / (lay.aspect * (1.0 - 2.0 * lay.cy) * size / lay.index_size[1])))
+                   <= math.log(SIDE_TOLERANCE) for lay in layouts):
+            continue
+        label = a.label_names.index(f.card.card)
+        a.cards[n] = a.partial_card(label, f.card.confidence / max(a.evidence(i, j), 1e-12), i, j)
+
+
 def _bridging_pairs(whole: list[Found], readings: list[IndexReading]) -> frozenset:
     """Whole cards that are two identical cards' corners in neighbouring melds (as
     frozensets of their two readings' positions in ``readings``, to be left unpaired).
@@ -813,7 +848,8 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
 
     The passes, in order: :func:`_prepare` (card distributions, repeat boxes set aside, corner
     pair candidates), :func:`_whole_cards`, :func:`_split_bridges` (several packs only),
-    :func:`_merge_same_place`, :func:`_side_cards`, :func:`_lone_readings`, :func:`_report`.
+    :func:`_split_strips`, :func:`_merge_same_place`, :func:`_side_cards`, :func:`_lone_readings`,
+    :func:`_report`.
     """
     if not readings:
         return []
@@ -821,6 +857,7 @@ def assemble(readings: list[IndexReading], names: list[str], geometry: IndexGeom
     _whole_cards(a)
     if several_packs:
         _split_bridges(a)
+    _split_strips(a)
     _merge_same_place(a)
     _side_cards(a)
     _lone_readings(a)
