@@ -684,3 +684,16 @@ def test_the_count_scan_skips_frames_that_were_not_read():
     assert any(s is not None for s in states)
     for k in range(4, 16):
         assert scan.update(FrameObservation(t=k / FPS, width=FRAME[0], height=FRAME[1], cards=[], read=False)) is None
+
+
+def test_a_turned_strip_of_two_indices_is_a_partial_card():
+    # a card under others shows a strip: two of its indices, its outline unknown. Turned, the box
+    # round both indices is nearly card-sized; taken for a whole card, it overlapped the next meld
+    # and joined the two (a rendered Desmoche hand laid at 30 degrees)
+    tr = TableTracker(default_zones(3, FRAME))
+    tr.card_ref_px = 85.0
+    strip = DetectedCard("2H", 0.9, (155, 224, 238, 280), indices=[(155, 224, 178, 242), (217, 262, 238, 280)])
+    assert tr._is_partial(strip)
+    whole_box = DetectedCard("2H", 0.9, (155, 224, 238, 280), indices=[(155, 224, 178, 242)])
+    assert not tr._is_partial(whole_box)            # a box beyond its indices: the card's own
+    assert tr._is_partial(DetectedCard("2H", 0.9, (217, 262, 238, 280)))      # a lone index box

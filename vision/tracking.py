@@ -105,6 +105,13 @@ SEAT_GROUP = 3
 FLICKER_HOLD = 2.0
 
 
+def _spans_only(box, indices, tol: float = 1.0) -> bool:
+    """Whether ``box`` is no more than the union of the ``indices`` boxes (within ``tol`` pixels)."""
+    xs1, ys1, xs2, ys2 = zip(*indices)
+    return (box[0] >= min(xs1) - tol and box[1] >= min(ys1) - tol
+            and box[2] <= max(xs2) + tol and box[3] <= max(ys2) + tol)
+
+
 @dataclass(eq=False)
 class Track:
     """A physical card followed across frames (internal state, exposed for overlays)."""
@@ -575,9 +582,12 @@ class TableTracker:
                 tr.published = True
 
     def _is_partial(self, d: DetectedCard) -> bool:
-        """Only a corner index of this card was seen (no quad, box much smaller than a card)."""
+        """Only corner indices of this card were seen: no quad, and a box that is its indices' (a
+        strip of two indices, however turned) or much smaller than a card."""
         if d.quad:
             return False
+        if d.indices and _spans_only(d.box, d.indices):
+            return True
         x1, y1, x2, y2 = d.box
         size = math.sqrt(max((x2 - x1) * (y2 - y1), 1.0))
         return self.card_ref_px > 0 and size < 0.6 * self.card_ref_px
