@@ -36,7 +36,9 @@ ranks only.
    label read more often than the game's packs hold it: the session shows them to the host and never
    counts them) are counted apart. A card is right
    when one of its labelled indices lies in its box (grown by 15 % and 4 px; the rank photos: its
-   centre in a labelled card of its rank).
+   centre in a labelled card of its rank); a right card whose card another counted card already
+   reads is **counted twice** (one card at two places, which a three-pack table counts as two: a
+   phantom card in a Marriage count, though no label is wrong).
 """
 from __future__ import annotations
 
@@ -164,23 +166,29 @@ def score_frame(pic: Picture, cards, m: np.ndarray) -> tuple[set, list[str]]:
     return found, wrong
 
 
-def score_table(pic: Picture, cards) -> tuple[set, list[str]]:
-    """The live table's cards (:class:`vision.table_state.TableCard`) against the truth."""
-    found, wrong = set(), []
+def score_table(pic: Picture, cards) -> tuple[set, list[str], list[str]]:
+    """The live table's cards (:class:`vision.table_state.TableCard`) against the truth: the truths
+    read, the wrong readings, and the cards counted twice (a right label where another counted card
+    already reads that card: one card of a fully labelled frame at two places, which a three-pack
+    table counts as two)."""
+    found, wrong, twice = set(), [], []
     if pic.indices is not None:
         for c in cards:
             x1, y1, x2, y2 = c.box
             gx, gy = 0.15 * (x2 - x1) + 4, 0.15 * (y2 - y1) + 4
             ok = any(x1 - gx <= (l[0] + l[2]) / 2 <= x2 + gx and y1 - gy <= (l[1] + l[3]) / 2 <= y2 + gy
                      for l in pic.indices.get(c.card, []))
-            if ok:
+            if ok and c.card in found:
+                twice.append(f"{c.card} ({pic.name})")
+            elif ok:
                 found.add(c.card)
             else:
                 wrong.append(f"{c.card} for {_named_at(pic, c.box)}")
-        return found, wrong
+        return found, wrong, twice
     reported = [(c.card[:-1], tuple(c.centre)) for c in cards]
     res = match(reported, pic.cards)
-    return {i for i, f in enumerate(res["found"]) if f}, [lab for (lab, _), ok in zip(reported, res["correct"]) if not ok]
+    return ({i for i, f in enumerate(res["found"]) if f},
+            [lab for (lab, _), ok in zip(reported, res["correct"]) if not ok], [])
 
 
 # --------------------------------------------------------------------------- 1. one frame at a time
@@ -301,19 +309,20 @@ def live_feeds(sets: dict[str, list[Picture]], frames: int, seed: int, game: str
     total = sum(len(p) for p in sets.values()) * len(FEED_CONDITIONS)
     with tqdm(total=total, desc="live feeds", unit="feed") as bar:
         for set_name, pics in sets.items():
-            tallies = out.setdefault(set_name, {c: {"labelled": 0, "read": 0, "reported": 0, "wrong": [], "unread": 0,
-                                                      "set_aside": 0}
+            tallies = out.setdefault(set_name, {c: {"labelled": 0, "read": 0, "reported": 0, "wrong": [], "twice": [],
+                                                      "unread": 0, "set_aside": 0}
                                                 for c in FEED_CONDITIONS})
             for k, pic in enumerate(pics):
                 for cond, change in FEED_CONDITIONS.items():
                     settings = ce.FeedSettings(frames=frames, **change)
                     cards, unread, set_aside = live_feed(pic, settings, seed=seed * 1000 + k, game=game)
-                    found, wrong = score_table(pic, cards)
+                    found, wrong, twice = score_table(pic, cards)
                     t = tallies[cond]
                     t["labelled"] += pic.labelled
                     t["read"] += len(found)
                     t["reported"] += len(cards)
                     t["wrong"] += [f"{w} ({pic.name})" for w in wrong]
+                    t["twice"] += twice
                     t["unread"] += len(unread)
                     t["set_aside"] += set_aside
                     bar.update()
@@ -342,13 +351,15 @@ def live_report(res: dict, sets: dict[str, list[Picture]], frames: int, game: st
     for set_name, tallies in res.items():
         lines += ["", f"{set_name}: live feeds of {len(sets[set_name])} pictures, {frames} frames each at "
                       f"{FEED_FPS:g} frames/s, the live session ({LIVE_SEATS}-seat {game}, zones covering the picture)",
-                  "", "| condition | cards counted | cards read | share of the truth | cards wrong | unread cards | "
-                      "set aside |", "|---|---|---|---|---|---|---|"]
+                  "", "| condition | cards counted | cards read | share of the truth | cards wrong | cards counted twice | "
+                      "unread cards | set aside |", "|---|---|---|---|---|---|---|---|"]
         for cond, t in tallies.items():
             shown = ", ".join(t["wrong"][:6]) + (" ..." if len(t["wrong"]) > 6 else "")
+            twice = ", ".join(t["twice"][:6]) + (" ..." if len(t["twice"]) > 6 else "")
             lines.append(f"| {cond} | {t['reported']} | {t['read']}/{t['labelled']} | "
                          f"{t['read'] / max(t['labelled'], 1):.3f} | {len(t['wrong'])}"
-                         + (f" ({shown})" if t["wrong"] else "") + f" | {t['unread']} | {t['set_aside']} |")
+                         + (f" ({shown})" if t["wrong"] else "") + f" | {len(t['twice'])}"
+                         + (f" ({twice})" if t["twice"] else "") + f" | {t['unread']} | {t['set_aside']} |")
     return "\n".join(lines)
 
 
