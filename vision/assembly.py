@@ -404,11 +404,9 @@ def side_pairs(readings: list[IndexReading], q: np.ndarray, geo: IndexGeometry, 
         return []
     along = np.where(high[a] >= wide[a], np.abs(vy), np.abs(vx)) / d      # cosine to the long axis
     size = (sizes[a] + sizes[b]) / 2.0
-    # the distance misfit to the long side of each layout (a row each) where within the tolerance;
-    # the best layout's counts
-    side_per_size = np.array([g.aspect * (1.0 - 2.0 * g.cy) for g in layouts])[:, None]
-    index_h = np.array([g.index_size[1] for g in layouts])[:, None]
-    err = np.abs(np.log(d / (side_per_size * (size / index_h))))
+    # the distance misfit to the long side of each layout where within the tolerance; the best
+    # layout's counts
+    err = _long_side_misfit(layouts, d, size)
     best = np.where(err <= log_tol, err, np.inf).min(axis=0)
     best[~(along > math.cos(SIDE_TILT))] = np.inf
     ok = np.isfinite(best)
@@ -427,6 +425,14 @@ def side_pairs(readings: list[IndexReading], q: np.ndarray, geo: IndexGeometry, 
         taken.update((i, j))
         out.append((i, j, label, prob))
     return out
+
+
+def _long_side_misfit(layouts, d, size) -> np.ndarray:
+    """|log(distance / long side)| for indices ``d`` apart (array) of mean size ``size`` (array), as
+    the long side of each layout would set them: (layouts, pairs)."""
+    side_per_size = np.array([g.aspect * (1.0 - 2.0 * g.cy) for g in layouts])[:, None]
+    index_h = np.array([g.index_size[1] for g in layouts])[:, None]
+    return np.abs(np.log(np.asarray(d) / (side_per_size * (np.asarray(size) / index_h))))
 
 
 def _within_short_side(ri: IndexReading, rj: IndexReading, geo: IndexGeometry,
@@ -592,8 +598,7 @@ def _split_strips(a: Assembly) -> None:
     card that shows three or four (the top card of its row), turned otherwise than that card, is
     the strip of a card under it (its top-left and bottom-left indices, fitted as the diagonal of
     another layout's card), and is reported as one card whose outline is unknown."""
-    whole = [f for f in a.cards if f.fit is not None]
-    tops = [f for f in whole if len(f.card.indices) >= 3]
+    tops = [f for f in a.cards if f.fit is not None and len(f.card.indices) >= 3]
     if not tops:
         return
     layouts = a.geo.layouts()
@@ -614,12 +619,10 @@ def _split_strips(a: Assembly) -> None:
         d = max(math.hypot(vx, vy), 1e-9)
         if abs(-math.sin(g.fit.theta) * vx + math.cos(g.fit.theta) * vy) / d < cos_tilt:
             continue
-        size = (ri.size + rj.size) / 2.0
-        if not any(abs(math.log(d / (lay.aspect * (1.0 - 2.0 * lay.cy) * size / lay.index_size[1])))
-                   <= math.log(SIDE_TOLERANCE) for lay in layouts):
+        if not (_long_side_misfit(layouts, [d], [(ri.size + rj.size) / 2.0]) <= math.log(SIDE_TOLERANCE)).any():
             continue
         label = a.label_names.index(f.card.card)
-        a.cards[n] = a.partial_card(label, f.card.confidence / max(a.evidence(i, j), 1e-12), i, j)
+        a.cards[n] = a.partial_card(label, float(f.fit.dist[label] / f.fit.dist.sum()), i, j)
 
 
 def _bridging_pairs(whole: list[Found], readings: list[IndexReading]) -> frozenset:

@@ -64,6 +64,7 @@ How it decides
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field, replace
@@ -72,6 +73,7 @@ import cv2
 import numpy as np
 
 from tableref.vision.card_evidence import PHOTO_WEIGHT, CardEvidence
+from tableref.vision.geometry import union
 from tableref.vision.layout import (
     GAP_FRAC,
     ROW_FRAC,
@@ -107,9 +109,8 @@ FLICKER_HOLD = 2.0
 
 def _spans_only(box, indices, tol: float = 1.0) -> bool:
     """Whether ``box`` is no more than the union of the ``indices`` boxes (within ``tol`` pixels)."""
-    xs1, ys1, xs2, ys2 = zip(*indices)
-    return (box[0] >= min(xs1) - tol and box[1] >= min(ys1) - tol
-            and box[2] <= max(xs2) + tol and box[3] <= max(ys2) + tol)
+    spanned = functools.reduce(union, indices)
+    return all(abs(a - b) <= tol for a, b in zip(union(box, spanned), spanned))
 
 
 @dataclass(eq=False)
