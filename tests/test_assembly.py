@@ -441,3 +441,29 @@ def test_four_corner_strips_beside_their_rows_top_card_are_not_turned_cards(monk
         assert len(cards[strip].indices) == 2
     monkeypatch.setattr(assembly, "_split_strips", lambda a: None)      # without the pass: a turned card
     assert next(c for c in assemble(rs, names, spec.geometry) if c.card == "6S").quad is not None
+
+
+def test_a_card_lying_over_another_cards_free_corner_does_not_split_it_in_two(monkeypatch):
+    # the real fanned deal (a three-pack table reads it as Marriage does): a 5D shows its top left
+    # and bottom right corners, and the 10C lies over its top right corner, its index where the
+    # 5D would print that corner. The 5D is one card: split in two, a Marriage count had a phantom 5D
+    from tableref.vision import assembly
+    from tableref.vision.recognition.spec import read_spec
+    from tableref.vision.runtime import default_models_dir
+
+    spec = read_spec(default_models_dir())
+    names = list(spec.names)
+
+    def read(card, box, p, score):
+        v = np.full(len(names), (1 - p) / (len(names) - 1))
+        v[names.index(card)] = p
+        return IndexReading(box=box, score=score, probs=v)
+
+    rs = [read("5D", (618.1, 260.8, 638.6, 295.3), 0.77, 0.76), read("5D", (674.1, 400.8, 694.6, 437.2), 0.87, 0.72),
+          read("10C", (685.8, 290.9, 707.6, 324.5), 0.82, 0.70)]
+    for packs in (False, True):
+        cards = assemble(rs, names, spec.geometry, several_packs=packs)
+        assert sorted(c.card for c in cards) == ["10C", "5D"]
+        assert len(next(c for c in cards if c.card == "5D").indices) == 2
+    monkeypatch.setattr(assembly, "COVER_NEAR", 0.0)       # any other card's index on its face splits it
+    assert sorted(c.card for c in assemble(rs, names, spec.geometry, several_packs=True)) == ["10C", "5D", "5D"]

@@ -575,6 +575,33 @@ def test_unsure_readings_keep_a_card_in_sight_but_never_make_one():
     assert not any(tr.label == "QH" for tr in p.tr.tracks)
 
 
+def _feed(p, frames):
+    """Feed ``frames`` (a list of (cards, unsure) per frame) to the player's tracker."""
+    for cards, unsure in frames:
+        p.last = p.tr.update(FrameObservation(t=p.t, width=FRAME[0], height=FRAME[1], cards=cards, unsure=unsure))
+        p.t += 1.0 / FPS
+
+
+def test_a_card_read_clearly_twice_and_unsure_as_the_same_card_otherwise_is_a_card():
+    """A small index read just under the recogniser's threshold in most frames and clearly in two
+    (the real fanned deal's 3D) is confirmed by its unsure looks, where they agree with it; two clear
+    looks alone are not enough, nor are unsure looks that name another card."""
+    clear, unsure, other = det("3D", 500, 600, conf=0.4), det("3D", 500, 600, conf=0.25), det("8D", 500, 600, conf=0.3)
+    frames = [([clear], [])] + [([], [unsure])] * 2 + [([clear], [])] + [([], [unsure])] * 8
+
+    p = Player(jitter=0)
+    _feed(p, frames)
+    assert [c.card for c in p.tr.published.cards] == ["3D"]
+
+    p = Player(jitter=0)            # the same clear looks, the card not seen otherwise
+    _feed(p, [f if f[0] else ([], []) for f in frames[:4]] + [([], [])] * 8)
+    assert p.tr.published is None or p.tr.published.cards == []
+
+    p = Player(jitter=0)            # the unsure looks say another card as often as this one
+    _feed(p, frames[:4] + [([], [unsure if k % 2 else other]) for k in range(8)])
+    assert all(c.card != "3D" for c in (p.tr.published.cards if p.tr.published else []))
+
+
 def test_a_doubted_reading_however_sure_never_decides_a_card():
     """A reading the recogniser did not report (its own corner or its ink doubts it) is an unsure
     reading even at a high confidence: it makes the card unread, never its label."""

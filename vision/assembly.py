@@ -75,6 +75,13 @@ FACE_PRINT_SHARE = 0.5
 # big centre pip or a court figure read as an index)
 CORNER_NEAR = 0.6
 PIP_NEAR = 0.35
+# another card's index this close (index sizes) to where the pair's card prints its other corners may
+# be a card lying over that corner of its face, which leaves the pair's own two corners in sight (the
+# fanned deal's 10C over the top right corner of a 5D whose top left and bottom right corners show):
+# such a pair is taken only after every other, from corners no other pair took (split in two, the 5D
+# was a phantom card in a several-pack count; taken at its cost, such pairs joined the corners of two
+# identical cards overlapped in a Marriage meld)
+COVER_NEAR = 1.0
 # two whole cards (both corners paired) may overlap this much (fraction of the smaller card face)
 WHOLE_OVERLAP = 0.3
 # two pairs of one label whose card centres are closer than this (card widths), or whose faces
@@ -189,6 +196,7 @@ class _Pair:
     card_w: float     # card width in pixels
     aspect: float     # card height / width of the layout that fitted
     layout: "IndexGeometry | None" = None   # the layout that fitted
+    covered: bool = False   # another card's index lies where it prints its other corners (COVER_NEAR)
 
 
 def _card_dists(readings, label_idx):
@@ -259,7 +267,8 @@ def _same_value_pairs(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeometry,
                     min_agreement: float = MIN_AGREEMENT, grid: PointGrid | None = None) -> list[_Pair]:
-    """All geometrically and semantically plausible corner pairs, cheapest first.
+    """All geometrically and semantically plausible corner pairs, cheapest first (those covered by
+    another card's corner, ``COVER_NEAR``, after all others).
 
     Each pair is fitted to every deck layout of ``geo`` (``geo.layouts()``); the best fit counts.
     The pairs within reach are found by a sweep over the readings sorted by x, so the work grows
@@ -325,21 +334,26 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
         layout = layouts[b]
         cost, theta, card_w = float(costs[b, m]), float(thetas[b, m]), float(widths[b, m])
         faint = _face_print_bound(q[i, lab], scores[i], q[j, lab], scores[j])
-        if any_foreign and _holds_foreign_index(readings, centres, sizes, top, foreign & (sureness >= faint), grid,
-                                                i, j, lab, theta, card_w, layout):
+        seen = _face_foreign(readings, centres, sizes, top, foreign & (sureness >= faint), grid,
+                             i, j, lab, theta, card_w, layout) if any_foreign else ""
+        if seen == "foreign":
             continue
-        out.append(_Pair(i, j, cost + float(extra[m]), lab, float(prob[m]), theta, card_w, layout.aspect, layout))
-    out.sort(key=lambda p: p.cost)
+        out.append(_Pair(i, j, cost + float(extra[m]), lab, float(prob[m]), theta, card_w, layout.aspect, layout,
+                         covered=seen == "cover"))
+    out.sort(key=lambda p: (p.covered, p.cost))
     return out
 
 
-def _holds_foreign_index(readings, centres, sizes, top, foreign, grid, i, j, label, theta, card_w, layout) -> bool:
-    """Whether the card face of pair (i, j) holds an index that is not its own.
+def _face_foreign(readings, centres, sizes, top, foreign, grid, i, j, label, theta, card_w, layout) -> str:
+    """Whether the card face of pair (i, j) holds an index that is not its own: ``"foreign"``,
+    ``"cover"`` where the only such indices are other cards' where it prints its other corners
+    (``COVER_NEAR``: maybe a card lying over that corner), else ``""``.
 
     A card showing both corners lies on top: no other index shows inside its face,
     another card's or one of its label (an identical card's corner means the pair spans
-    two cards), but for where it prints its other two corners and, for its label, round
-    the middle (a big centre pip or court figure read as an index).
+    two cards), but for where it prints its other two corners (its own, or another card's
+    lying over that corner) and, for its label, round the middle (a big centre pip or court
+    figure read as an index).
     """
     mid = ((centres[i, 0] + centres[j, 0]) / 2.0, (centres[i, 1] + centres[j, 1]) / 2.0)
     quad = card_quad(mid, theta, card_w, layout.aspect)
@@ -348,16 +362,24 @@ def _holds_foreign_index(readings, centres, sizes, top, foreign, grid, i, j, lab
     near = _near_keys(grid, centres, mid[0], mid[1], half_diagonal(card_w, layout.aspect) * FOREIGN_SHRINK + 1.0)
     near = near[foreign[near] & (near != i) & (near != j)]
     if len(near) == 0:
-        return False
+        return ""
     inside = near[points_in_quad(centres[near], quad, FOREIGN_SHRINK)]
     if len(inside) == 0:
-        return False
+        return ""
     fit = CardFit(mid, theta, card_w, layout.aspect, None, 0.0)
     offs = layout.corner_offsets()
     spots = [fit.corner_at(offs, c) for c in ("TR", "BL")]
-    return any(top[k] != label or (min(math.dist(centres[k], s) for s in spots) >= CORNER_NEAR * sizes[k]
-                                   and math.dist(centres[k], mid) >= PIP_NEAR * card_w)
-               for k in inside)
+    seen = ""
+    for k in inside:
+        to_spot = min(math.dist(centres[k], s) for s in spots)
+        if top[k] == label:
+            if to_spot >= CORNER_NEAR * sizes[k] and math.dist(centres[k], mid) >= PIP_NEAR * card_w:
+                return "foreign"
+        elif to_spot >= COVER_NEAR * sizes[k]:
+            return "foreign"
+        else:
+            seen = "cover"
+    return seen
 
 
 def side_pairs(readings: list[IndexReading], q: np.ndarray, geo: IndexGeometry, used: np.ndarray,

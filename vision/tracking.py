@@ -23,7 +23,9 @@ How it decides
 * **Birth**: a new detection becomes a *tentative* track; it is *confirmed*
   (exists on the table) after ``min_hits`` sharp frames spanning at least
   ``min_seen_seconds``, at least ``MIN_FRESH_HITS`` of them fresh looks rather than a reading
-  kept from an earlier frame. Tentative tracks that vanish quickly are dropped —
+  kept from an earlier frame, or after ``MIN_FRESH_HITS`` such looks and ``CONFIRM_UNSURE_LOOKS``
+  more that read it unsure but as the same card, uncontradicted (a small index read just
+  under the threshold most of the time). Tentative tracks that vanish quickly are dropped —
   a card flashed in a hand never exists.
 * **Label**: every sharp frame votes for its label with its confidence; the
   vote winner (changed only when another label leads by ``label_switch``, hysteresis) is what
@@ -91,6 +93,11 @@ QUAD_KEEP_FRAMES = 3   # a covered card keeps an outline seen in at least this m
 # of a new card's ``min_hits`` frames, at least this many must be fresh looks (``DetectedCard.fresh``:
 # a still picture's reading can be kept for a frame or two, and one look alone confirms nothing)
 MIN_FRESH_HITS = 2
+# ... or a card read clearly in MIN_FRESH_HITS fresh looks and unsure, but as the same label, in at least
+# this many more, with nothing at its place contradicting it (its evidence decides that label): a small
+# or soft index read just under the recogniser's threshold in most frames (the real fanned deal's 3D,
+# read 0.22-0.33 look after look and 0.36-0.51 in a few) is a card, not a ghost
+CONFIRM_UNSURE_LOOKS = 3
 # a card whose centre moves by more than this share of its size is no longer still
 MOVED_FRAC = 0.15
 # photo-quality re-reads (reread_region, add_photo_readings): a card is read again once it has lain
@@ -126,6 +133,7 @@ class Track:
     label: str = ""
     hits: int = 0                       # sharp frames matched
     fresh_hits: int = 0                 # of those, frames whose reading was not kept from an earlier one
+    unsure_hits: int = 0                # fresh unsure readings of its label in sharp frames (CONFIRM_UNSURE_LOOKS)
     matched_frames: int = 0
     missed_clear: float = 0.0           # seconds missed in clear (non-frozen) frames
     confirmed: bool = False
@@ -349,6 +357,10 @@ class TableTracker:
                 if sharp and not obs.occluded and d.fresh:
                     tr.evidence.decay = self.vote_decay
                     tr.evidence.add(d.card, d.confidence, clear=False)
+                    tr.unsure_hits += d.card == tr.label
+                    if not tr.confirmed and self._confirmed_unsure(tr, t):
+                        tr.confirmed = True
+                        newly_confirmed.append(tr)
                 matched_weak.add(tr.id)
         # unmatched tracks: age them (only in clear frames for confirmed ones)
         keep_ids = set()
@@ -669,6 +681,13 @@ class TableTracker:
             self._blur_since = self._last_t
         # a long "blur" is a changed scene (fewer cards, other light), not a shaking camera
         return self._last_t - self._blur_since > self.max_blur_seconds
+
+    def _confirmed_unsure(self, tr: Track, t: float) -> bool:
+        """Whether a card not yet confirmed is, with its unsure looks: read clearly in MIN_FRESH_HITS
+        fresh looks, as the same label unsure in CONFIRM_UNSURE_LOOKS more, and its evidence decides
+        that label (nothing at its place contradicts it)."""
+        return (tr.fresh_hits >= min(self.min_hits, MIN_FRESH_HITS) and tr.unsure_hits >= CONFIRM_UNSURE_LOOKS
+                and t - tr.first_t >= self.min_seen_seconds - 1e-9 and bool(tr.label) and tr.reading == tr.label)
 
     def _vote(self, tr: Track, d: DetectedCard) -> None:
         if d.fresh:
