@@ -150,8 +150,10 @@ def test_the_second_pass_wins_where_both_passes_see_one_index_and_the_turned_mer
     plan = _plan(rival_reread=True)
     first = np.array([[0, 0, 10, 20], [50, 50, 60, 70]], np.float32)
     second = np.array([[1, 0, 11, 20]], np.float32)
-    boxes, scores = plan.merge_second(second, np.array([0.3], np.float32), first, np.array([0.9, 0.8], np.float32))
+    boxes, scores, full_only = plan.merge_second(second, np.array([0.3], np.float32), first,
+                                                 np.array([0.9, 0.8], np.float32))
     assert boxes.tolist() == [[1, 0, 11, 20], [50, 50, 60, 70]] and scores.tolist() == pytest.approx([0.3, 0.8])
+    assert full_only.tolist() == [False, True]
     boxes, scores, rivals = plan.merge_turned(first, np.array([0.9, 0.8], np.float32), second,
                                               np.array([0.3], np.float32))
     assert boxes.tolist() == first.tolist()
@@ -180,6 +182,28 @@ def test_the_memo_keeps_views_for_a_few_frames_only():
     for k in range(memo_mod.VIEW_MEMO_SIZE + 3):
         memo.remember_view(k, sign, boxes, scores)
     assert memo.view_boxes("v", sign) is None and memo.view_boxes(memo_mod.VIEW_MEMO_SIZE + 2, sign) is not None
+
+
+def test_what_the_full_view_alone_found_is_kept_with_its_views_where_its_picture_is_unchanged():
+    """An index the detector finds at the full view's scale and not at the enlarged one (a KD of
+    the rendered evaluation read at one scale only) is not lost in the frames that skip the full
+    view: its box comes back with the kept views while the picture inside it is unchanged."""
+    rng = np.random.default_rng(0)
+    image = rng.integers(0, 255, (720, 1280, 3), dtype=np.uint8)
+    views = [letterbox_view(1280, 720, 640, scale=1.6, rect_stride=32)]
+    boxes = np.array([[100, 100, 112, 124], [600, 300, 612, 324]], np.float32)
+    scores = np.array([0.3, 0.4], np.float32)
+    memo = memo_mod.FrameMemo()
+    memo.keep_views((1280, 720), views, 2, (boxes, scores, memo_mod.box_patches(image, boxes)))
+    assert memo.kept_views((1280, 720)) == views
+    noisy = np.clip(image.astype(np.int16) + rng.integers(-3, 4, image.shape), 0, 255).astype(np.uint8)
+    noisy[300:324, 600:612] = 255 - noisy[300:324, 600:612]       # a hand over the second index
+    kept_boxes, kept_scores = memo.kept_full_only(noisy)
+    assert kept_boxes.tolist() == boxes[:1].tolist() and kept_scores.tolist() == pytest.approx([0.3])
+    assert memo.kept_views((1280, 720)) == views and len(memo.kept_full_only(image)[0]) == 2
+    assert memo.kept_views((1280, 720)) is None and len(memo.kept_full_only(image)[0]) == 0   # chosen afresh
+    memo.keep_views((1280, 720), views, 2)
+    assert memo.kept_views((1280, 720)) == views and len(memo.kept_full_only(image)[0]) == 0
 
 
 def test_a_crop_is_unchanged_within_the_reuse_bound_of_its_block_means():

@@ -15,7 +15,7 @@ import numpy as np
 from tableref.vision.decoding import decode_yolo, nms
 from tableref.vision.geometry import box_size
 from tableref.vision.recognition.frame import FrameReading
-from tableref.vision.recognition.memo import FrameMemo, picture_signature
+from tableref.vision.recognition.memo import FrameMemo, box_patches, picture_signature
 from tableref.vision.recognition.plan import ScalePlan
 from tableref.vision.recognition.timing import ViewRun
 from tableref.vision.runtime import Network
@@ -44,7 +44,11 @@ class IndexFinder:
             b2, s2, _ = self.detect_views(frame, kept)
             stats.passes.append(f"{len(kept)}x@{kept[0].scale:.3f} (kept)")
             keep = nms(b2, s2, c.nms_iou, c.nms_ios)
-            return b2[keep], s2[keep]
+            # what the full view found there and the enlarged views do not (an index the detector
+            # sees at one scale only) stays found while the picture inside it is unchanged
+            b1, s1 = self.memo.kept_full_only(frame.image)
+            boxes, scores, _ = self.plan.merge_second(b2[keep], s2[keep], b1, s1)
+            return boxes, scores
         full = frame.full_view = self.plan.full_view(w, h)
         turned = None
         if c.turned_pass and self.memo.turned_size == (w, h):
@@ -61,11 +65,13 @@ class IndexFinder:
         if not second:
             # the indices are read at the full view's scale: read it turned too
             return self._add_turned(frame, full, boxes, scores, turned)
-        if c.reuse_scale_frames and second[0].scale > full.scale:
-            self.memo.keep_views((w, h), second, c.reuse_scale_frames)
         stats.passes.append(f"{len(second)}x@{second[0].scale:.3f}")
         b2, s2, _ = self.detect_views(frame, second)
-        return self.plan.merge_second(b2, s2, boxes, scores)
+        boxes, scores, full_only = self.plan.merge_second(b2, s2, boxes, scores)
+        if c.reuse_scale_frames and second[0].scale > full.scale:
+            self.memo.keep_views((w, h), second, c.reuse_scale_frames,
+                                 (boxes[full_only], scores[full_only], box_patches(frame.image, boxes[full_only])))
+        return boxes, scores
 
     def _add_turned(self, frame: FrameReading, full: View, boxes: np.ndarray, scores: np.ndarray, turned=None):
         """With ``turned_pass``, the full view read again turned by 90°, merged in: indices lie at

@@ -1,7 +1,8 @@
 """What the recogniser keeps from one frame to the next (a fixed camera's video), in one object.
 
 * the enlarged views chosen for a frame (``reuse_scale_frames``), so the next frames skip the full
-  view that chose them;
+  view that chose them, and the boxes that full view found where the enlarged views found none,
+  kept for those frames where the picture inside them is unchanged;
 * how much a soft camera's frames are sharpened (``images.unsoften``), measured anew with the views;
 * the size of the last frame if it was read turned too: the next frame of that size runs the
   full and the turned view side by side from the start;
@@ -36,6 +37,10 @@ REUSE_MAX_FRAMES = 2
 # (an 80x48 signature of a 640x384 view: noise averages out, a card laid, lifted or slid does not);
 # the memo holds the views of the last frames (a Marriage count: the full view, 8 tiles)
 SIGNATURE_BLOCK = 8
+# the boxes the full view found and the enlarged views kept for the next frames did not
+# (``FrameMemo.kept_full_only``) are kept where the picture inside each, averaged down to
+# PATCH_SIDE x PATCH_SIDE, is unchanged (REUSE_MAX_DIFF)
+PATCH_SIDE = 8
 VIEW_MEMO_SIZE = 24
 
 
@@ -55,6 +60,28 @@ def reading_unchanged(read: np.ndarray, now: np.ndarray) -> np.ndarray:
         return rows.reshape(n, REUSE_SIDE, REUSE_SIDE, f, 3).sum(axis=3)
 
     return np.abs(small(read) - small(now)).max(axis=(1, 2, 3)) <= REUSE_MAX_DIFF * f * f
+
+
+def box_patches(image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """The picture inside each of ``boxes`` (source px) averaged down to PATCH_SIDE x PATCH_SIDE
+    (N, PATCH_SIDE, PATCH_SIDE, channels), int16: what :func:`patches_unchanged` compares."""
+    h, w = image.shape[:2]
+    out = []
+    for x1, y1, x2, y2 in np.asarray(boxes, np.float64).tolist():
+        a, b = min(max(int(x1), 0), w - 1), min(max(int(y1), 0), h - 1)
+        c, d = max(min(int(np.ceil(x2)), w), a + 1), max(min(int(np.ceil(y2)), h), b + 1)
+        patch = cv2.resize(image[b:d, a:c], (PATCH_SIDE, PATCH_SIDE), interpolation=cv2.INTER_AREA)
+        out.append(patch.reshape(PATCH_SIDE, PATCH_SIDE, -1))
+    if not out:
+        return np.zeros((0, PATCH_SIDE, PATCH_SIDE, image.shape[2] if image.ndim == 3 else 1), np.int16)
+    return np.stack(out).astype(np.int16)
+
+
+def patches_unchanged(before: np.ndarray, now: np.ndarray) -> np.ndarray:
+    """Whether each box's picture (:func:`box_patches`) is the same up to noise (REUSE_MAX_DIFF)."""
+    if len(before) == 0:
+        return np.zeros(0, bool)
+    return np.abs(before - now).max(axis=(1, 2, 3)) <= REUSE_MAX_DIFF
 
 
 def picture_signature(picture: np.ndarray) -> np.ndarray:
@@ -83,7 +110,8 @@ class FrameMemo:
     """What is kept from the last frames (see the module's text); empty for a new recogniser."""
 
     def __init__(self):
-        self._scale: tuple | None = None        # (frame size, views, frames left)
+        self._scale: tuple | None = None        # (frame size, (views, the full view's own boxes), frames left)
+        self._full_only: tuple | None = None    # the full view's own boxes kept for this frame
         self._unsoften: tuple | None = None     # (frame size, the unsharp mask's amount, frames left)
         self.turned_size: tuple[int, int] | None = None
         # (view, turned, frame size) -> (signature, boxes, scores, frames reused), oldest first
@@ -92,14 +120,28 @@ class FrameMemo:
         self._readings: tuple | None = None
 
     # -- the enlarged views of a fixed camera's frames
+    def keep_views(self, size: tuple[int, int], views: list[View], frames: int,
+                   full_only: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
+        """Keep ``views`` for the next ``frames`` frames of ``size``, with ``full_only``: the boxes,
+        scores and :func:`box_patches` of what the full view that chose them found and they did not."""
+        self._scale = (size, (views, full_only), frames)
+
     def kept_views(self, size: tuple[int, int]) -> list[View] | None:
         """The enlarged views kept for frames of ``size``, one frame fewer left; else None (and
         nothing kept any more)."""
-        views, self._scale = _count_down(self._scale, size)
-        return views
+        kept, self._scale = _count_down(self._scale, size)
+        self._full_only = kept[1] if kept is not None else None
+        return kept[0] if kept is not None else None
 
-    def keep_views(self, size: tuple[int, int], views: list[View], frames: int) -> None:
-        self._scale = (size, views, frames)
+    def kept_full_only(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The boxes and scores the full view found and the kept views did not (after
+        :meth:`kept_views` gave views for this frame) whose picture in ``image`` is unchanged since."""
+        kept = self._full_only
+        if kept is None or not len(kept[0]):
+            return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
+        boxes, scores, patches = kept
+        same = patches_unchanged(patches, box_patches(image, boxes))
+        return boxes[same], scores[same]
 
     # -- how much a soft camera's frames are sharpened
     def kept_unsoften(self, size: tuple[int, int]) -> float | None:

@@ -129,14 +129,15 @@ class ScalePlan:
         return views
 
     def merge_second(self, second_boxes: np.ndarray, second_scores: np.ndarray, boxes: np.ndarray,
-                     scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                     scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The full view's boxes and the second pass's merged; the second pass wins where both see
-        one index (SECOND_PASS_BONUS), each box keeps its own score."""
+        one index (SECOND_PASS_BONUS), each box keeps its own score. (boxes, scores, whether each
+        is the full view's: one the second pass did not see)."""
         c = self.config
         merged = np.concatenate([second_boxes, boxes])
         preferred = np.concatenate([second_scores + SECOND_PASS_BONUS, scores])
         keep = nms(merged, preferred, c.nms_iou, c.nms_ios)
-        return merged[keep], np.concatenate([second_scores, scores])[keep]
+        return merged[keep], np.concatenate([second_scores, scores])[keep], keep >= len(second_boxes)
 
     def merge_turned(self, boxes: np.ndarray, scores: np.ndarray, turned_boxes: np.ndarray,
                      turned_scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple | None]:

@@ -172,7 +172,8 @@ PHOTO = dict(PHOTO_QUALITY, doubt_contradicted=False, deglare=False, unsoften=Fa
 # (about a quarter of the full one's work a crop), two quarter turns and no rival boxes.
 
 # a fixed camera over a live table: the enlarged views that read the table are chosen anew once a
-# second (5 analysed frames), not every frame; a view (the frame, or a tile of it) whose picture
+# second (5 analysed frames), not every frame, with the boxes that full view found and they did not
+# (kept where the picture inside each is unchanged); a view (the frame, or a tile of it) whose picture
 # has not changed since the detector read it keeps the boxes found then, and an index whose
 # picture has not changed keeps its reading
 LIVE_VIDEO = dict(reuse_scale_frames=4, reuse_views=True, reuse_readings=True)
