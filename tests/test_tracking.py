@@ -602,6 +602,25 @@ def test_a_card_read_clearly_twice_and_unsure_as_the_same_card_otherwise_is_a_ca
     assert all(c.card != "3D" for c in (p.tr.published.cards if p.tr.published else []))
 
 
+def test_an_unsure_index_inside_a_card_seen_whole_does_not_move_it_there():
+    """A card seen whole (its outline) and by its own index, then for a moment only as an unsure
+    reading of its label at another index lying inside its outline (the real fanned deal's 5H, and
+    the index beside the 5D under it, misread 5H now and then), stays where its own index is: one
+    card, never counted at the misread index's place."""
+    quad = [[513, 48], [796, 48], [796, 302], [513, 302]]
+    whole = DetectedCard("5H", 0.92, (513, 48, 796, 302), quad=quad, indices=[(686, 62, 709, 95)])
+    own = DetectedCard("5H", 0.8, (686, 62, 709, 95), indices=[(686, 62, 709, 95)])
+    misread = DetectedCard("5H", 0.2, (600, 264, 617, 295), indices=[(600, 264, 617, 295)])
+    p = Player(jitter=0)
+    _feed(p, [([whole], []), ([own], [])] * 6 + [([whole], []), ([], [misread])] + [([own], [misread])] * 12)
+    fives = [c for c in p.tr.published.cards if c.card == "5H"]
+    assert len(fives) == 1
+    x1, y1, x2, y2 = fives[0].box
+    assert x1 <= 697 <= x2 and y1 <= 78 <= y2
+    assert not any(tr.label == "5H" and tr.box[0] <= 608 <= tr.box[2] and tr.box[1] <= 280 <= tr.box[3]
+                   and tr.box[2] - tr.box[0] < 100 for tr in p.tr.tracks)
+
+
 def test_a_doubted_reading_however_sure_never_decides_a_card():
     """A reading the recogniser did not report (its own corner or its ink doubts it) is an unsure
     reading even at a high confidence: it makes the card unread, never its label."""

@@ -343,15 +343,18 @@ class TableTracker:
                 newly_confirmed.append(tr)
 
         # unsure readings (too unsure to be cards) on cards already followed keep them in sight and
-        # count as weak evidence; they never make a card
+        # count as weak evidence; they never make a card, and an index read unsure never moves a card
+        # last seen whole: it may be another card's index lying on its face (the real fanned deal's
+        # 5H, seen whole, taken to the misread index beside the 5D under it and counted there)
         weak = [d for d in obs.unsure if d.confidence >= self.min_unsure_confidence]
         if weak and unmatched_tracks:
             candidates = list(unmatched_tracks)
             weak_matches, _, unmatched_tracks = self._match(weak, candidates)
             for ti, di in weak_matches:
                 tr, d = candidates[ti], weak[di]
-                self._follow(tr, d)
-                tr.det_box = np.asarray(d.box, dtype=np.float64)
+                if tr.partial or not self._is_partial(d):
+                    self._follow(tr, d)
+                    tr.det_box = np.asarray(d.box, dtype=np.float64)
                 tr.last_t = t
                 tr.missed_clear = 0.0
                 if sharp and not obs.occluded and d.fresh:
