@@ -204,6 +204,10 @@ def test_what_the_full_view_alone_found_is_kept_with_its_views_where_its_picture
     assert memo.kept_views((1280, 720)) is None and len(memo.kept_full_only(image)[0]) == 0   # chosen afresh
     memo.keep_views((1280, 720), views, 2)
     assert memo.kept_views((1280, 720)) == views and len(memo.kept_full_only(image)[0]) == 0
+    # a box the classifier read as no index (a pip, a speck) is not kept for the frames that follow
+    memo.keep_views((1280, 720), views, 2, (boxes, scores, memo_mod.box_patches(image, boxes)))
+    memo.keep_read_full_only(np.concatenate([boxes, [[0, 0, 9, 9]]]), np.array([False, True, True]))
+    assert memo.kept_views((1280, 720)) == views and memo.kept_full_only(image)[0].tolist() == boxes[1:].tolist()
 
 
 def test_a_crop_is_unchanged_within_the_reuse_bound_of_its_block_means():

@@ -133,6 +133,17 @@ class FrameMemo:
         self._full_only = kept[1] if kept is not None else None
         return kept[0] if kept is not None else None
 
+    def keep_read_full_only(self, boxes: np.ndarray, read: np.ndarray) -> None:
+        """After a frame's indices are read: of the full view's own boxes kept with the views, only
+        those among this frame's ``boxes`` that were ``read`` as an index (not ``none``) stay kept (a
+        pip or a speck the full view boxed costs no reading in the frames that follow)."""
+        if self._scale is None or self._scale[1][1] is None:
+            return
+        size, (views, (kb, ks, kp)), frames = self._scale
+        found = {tuple(float(v) for v in b) for b in np.asarray(boxes)[np.asarray(read, bool)]}
+        stay = np.array([tuple(float(v) for v in b) in found for b in kb], bool)
+        self._scale = (size, (views, (kb[stay], ks[stay], kp[stay])), frames)
+
     def kept_full_only(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The boxes and scores the full view found and the kept views did not (after
         :meth:`kept_views` gave views for this frame) whose picture in ``image`` is unchanged since."""

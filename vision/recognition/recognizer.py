@@ -184,6 +184,8 @@ class CardRecognizer:
             boxes, scores, probs = self.reader.read_rivals(frame, boxes, scores, probs)
         if self.config.doubt_ink:
             probs = ink.steer(frame.image, boxes, probs, self.names, frame.inks)
+        if self.config.reuse_scale_frames:
+            self.memo.keep_read_full_only(boxes, probs.argmax(axis=1) != self.none_index)
         t2 = time.perf_counter()
         frame.stats.ms_detect = (t1 - t0) * 1000
         frame.stats.ms_classify = (t2 - t1) * 1000
