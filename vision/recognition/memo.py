@@ -111,7 +111,6 @@ class FrameMemo:
 
     def __init__(self):
         self._scale: tuple | None = None        # (frame size, (views, the full view's own boxes), frames left)
-        self._full_only: tuple | None = None    # the full view's own boxes kept for this frame
         self._unsoften: tuple | None = None     # (frame size, the unsharp mask's amount, frames left)
         self.turned_size: tuple[int, int] | None = None
         # (view, turned, frame size) -> (signature, boxes, scores, frames reused), oldest first
@@ -130,14 +129,13 @@ class FrameMemo:
         """The enlarged views kept for frames of ``size``, one frame fewer left; else None (and
         nothing kept any more)."""
         kept, self._scale = _count_down(self._scale, size)
-        self._full_only = kept[1] if kept is not None else None
         return kept[0] if kept is not None else None
 
     def keep_read_full_only(self, boxes: np.ndarray, read: np.ndarray) -> None:
         """After a frame's indices are read: of the full view's own boxes kept with the views, only
         those among this frame's ``boxes`` that were ``read`` as an index (not ``none``) stay kept (a
         pip or a speck the full view boxed costs no reading in the frames that follow)."""
-        if self._scale is None or self._scale[1][1] is None:
+        if self._scale is None or self._scale[1][1] is None or not len(self._scale[1][1][0]):
             return
         size, (views, (kb, ks, kp)), frames = self._scale
         found = {tuple(float(v) for v in b) for b in np.asarray(boxes)[np.asarray(read, bool)]}
@@ -147,7 +145,7 @@ class FrameMemo:
     def kept_full_only(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The boxes and scores the full view found and the kept views did not (after
         :meth:`kept_views` gave views for this frame) whose picture in ``image`` is unchanged since."""
-        kept = self._full_only
+        kept = self._scale[1][1] if self._scale is not None else None
         if kept is None or not len(kept[0]):
             return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
         boxes, scores, patches = kept
