@@ -411,13 +411,7 @@ def test_same_value_pairs_are_every_pair_of_equal_entries_once(values):
     assert got == want
 
 
-
-def test_four_corner_strips_beside_their_rows_top_card_are_not_turned_cards(monkeypatch):
-    # a row of a four-corner deck (the KDE Dondorf deck of a rendered Desmoche hand): 6S 7S 8S show
-    # strips (top-left and bottom-left indices, one long side apart), the 9S on top all four corners.
-    # A strip measures as the diagonal of another committed layout's card turned 36 degrees: taken
-    # so, its outline reached over the next meld and joined the two.
-    from tableref.vision import assembly
+def _committed_reader():
     from tableref.vision.recognition.spec import read_spec
     from tableref.vision.runtime import default_models_dir
 
@@ -429,6 +423,17 @@ def test_four_corner_strips_beside_their_rows_top_card_are_not_turned_cards(monk
         v[names.index(card)] = p
         return IndexReading(box=box, score=score, probs=v)
 
+    return spec, names, read
+
+
+def test_four_corner_strips_beside_their_rows_top_card_are_not_turned_cards(monkeypatch):
+    # a row of a four-corner deck (the KDE Dondorf deck of a rendered Desmoche hand): 6S 7S 8S show
+    # strips (top-left and bottom-left indices, one long side apart), the 9S on top all four corners.
+    # A strip measures as the diagonal of another committed layout's card turned 36 degrees: taken
+    # so, its outline reached over the next meld and joined the two.
+    from tableref.vision import assembly
+
+    spec, names, read = _committed_reader()
     rs = [read("6S", (217.7, 601.2, 226.4, 624.5), 0.90, 0.83), read("6S", (214.3, 677.0, 225.1, 702.5), 0.92, 0.81),
           read("7S", (242.1, 600.5, 252.2, 623.9), 0.96, 0.66), read("7S", (240.6, 678.6, 249.9, 702.8), 0.90, 0.76),
           read("8S", (266.7, 600.1, 277.7, 623.4), 0.92, 0.84), read("8S", (265.5, 677.5, 275.6, 702.0), 0.88, 0.76),
@@ -448,17 +453,8 @@ def test_a_card_lying_over_another_cards_free_corner_does_not_split_it_in_two(mo
     # and bottom right corners, and the 10C lies over its top right corner, its index where the
     # 5D would print that corner. The 5D is one card: split in two, a Marriage count had a phantom 5D
     from tableref.vision import assembly
-    from tableref.vision.recognition.spec import read_spec
-    from tableref.vision.runtime import default_models_dir
 
-    spec = read_spec(default_models_dir())
-    names = list(spec.names)
-
-    def read(card, box, p, score):
-        v = np.full(len(names), (1 - p) / (len(names) - 1))
-        v[names.index(card)] = p
-        return IndexReading(box=box, score=score, probs=v)
-
+    spec, names, read = _committed_reader()
     rs = [read("5D", (618.1, 260.8, 638.6, 295.3), 0.77, 0.76), read("5D", (674.1, 400.8, 694.6, 437.2), 0.87, 0.72),
           read("10C", (685.8, 290.9, 707.6, 324.5), 0.82, 0.70)]
     for packs in (False, True):
@@ -467,3 +463,50 @@ def test_a_card_lying_over_another_cards_free_corner_does_not_split_it_in_two(mo
         assert len(next(c for c in cards if c.card == "5D").indices) == 2
     monkeypatch.setattr(assembly, "COVER_NEAR", 0.0)       # any other card's index on its face splits it
     assert sorted(c.card for c in assemble(rs, names, spec.geometry, several_packs=True)) == ["10C", "5D", "5D"]
+
+
+# two identical cards of a deck printing four corners (the KDE Dondorf deck of rendered Marriage
+# hands, boxes as read): side by side, each showing its four corners; and overlapped, the top card
+# showing four corners and the lower one its bottom strip
+SIDE_BY_SIDE_4D = [("4D", (148.4, 87.1, 163.3, 92.8), 0.95, 0.87), ("4D", (92.0, 125.8, 107.5, 132.2), 1.00, 0.86),
+                   ("4D", (171.6, 126.5, 186.3, 133.0), 0.99, 0.80), ("4D", (227.1, 87.5, 242.2, 94.8), 0.91, 0.75),
+                   ("4D", (224.1, 127.9, 239.2, 134.5), 0.96, 0.75), ("4D", (173.9, 86.1, 190.2, 93.5), 0.91, 0.73),
+                   ("4D", (96.4, 85.7, 111.3, 92.1), 0.97, 0.73), ("4D", (144.6, 125.9, 160.7, 133.5), 0.96, 0.71)]
+OVERLAPPED_JC = [("JC", (1133.8, 213.0, 1152.2, 226.2), 0.99, 0.87), ("JC", (1110.8, 280.4, 1128.8, 294.1), 0.98, 0.75),
+                 ("JC", (1085.3, 241.3, 1103.9, 254.9), 0.98, 0.73), ("JC", (1159.4, 251.7, 1177.0, 265.0), 0.97, 0.72),
+                 ("JC", (1170.5, 268.3, 1188.4, 281.6), 0.98, 0.76), ("JC", (1123.0, 298.3, 1139.9, 310.9), 0.98, 0.78)]
+
+
+@pytest.mark.parametrize("boxes, whole", [(SIDE_BY_SIDE_4D, 2), (OVERLAPPED_JC, 1)], ids=["side by side", "overlapped"])
+def test_two_identical_four_corner_cards_are_not_three(monkeypatch, boxes, whole):
+    # the right card's top-left and the left card's bottom-right index (side by side), or the top
+    # card's bottom-left and the lower card's bottom-right (overlapped), fit the diagonal of a card of
+    # another committed layout better than either card fits its own: taken first, that phantom left
+    # the real cards' corners to be counted again (a third 4D, a third JC in a Marriage count)
+    from tableref.vision import assembly
+
+    spec, names, read = _committed_reader()
+    rs = [read(*b) for b in boxes]
+    cards = assemble(rs, names, spec.geometry, several_packs=True)
+    assert len(cards) == 2, [(c.card, c.box, len(c.indices)) for c in cards]
+    assert sum(c.quad is not None and len(c.indices) == 4 for c in cards) == whole
+    monkeypatch.setattr(assembly, "_count_four_corners", lambda *a: None)      # cheapest pair first
+    assert len(assemble(rs, names, spec.geometry, several_packs=True)) == 3
+
+
+def test_two_identical_four_corner_cards_overlapped_lengthwise_are_not_one_long_card(monkeypatch):
+    # a 2S on an identical one that shows its bottom strip, its bottom-right corner misread 2C: the top
+    # card's top-left and the lower card's bottom-right fit a longer card whose other two corners are
+    # the top card's top-right and the lower card's bottom-left, all four read 2S; but that card's face
+    # holds the top card's bottom-left index, so it is not a card showing its four corners
+    from tableref.vision import assembly
+
+    spec, names, read = _committed_reader()
+    rs = [read(*b) for b in [("2S", (1069.1, 426.2, 1087.3, 441.7), 0.86, 0.87), ("2S", (1045.4, 497.2, 1063.8, 512.5), 0.99, 0.86),
+                             ("2S", (1056.4, 513.9, 1075.4, 529.8), 0.99, 0.85), ("2S", (1105.5, 483.6, 1124.6, 499.0), 0.83, 0.83),
+                             ("2S", (1020.1, 456.9, 1038.9, 472.0), 0.91, 0.79), ("2C", (1093.9, 466.0, 1113.2, 482.3), 0.81, 0.81)]]
+    assert sorted(c.card for c in assemble(rs, names, spec.geometry, several_packs=True)) == ["2C", "2S", "2S"]
+    inside = assembly.points_in_quad
+    monkeypatch.setattr(assembly, "points_in_quad", lambda pts, quad, shrink: np.zeros(len(pts), bool)
+                        if shrink == 1.0 else inside(pts, quad, shrink))            # the face left unlooked at
+    assert sorted(c.card for c in assemble(rs, names, spec.geometry, several_packs=True)) == ["2C", "2S"]

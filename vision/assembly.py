@@ -197,6 +197,7 @@ class _Pair:
     aspect: float     # card height / width of the layout that fitted
     layout: "IndexGeometry | None" = None   # the layout that fitted
     covered: bool = False   # another card's index lies where it prints its other corners (COVER_NEAR)
+    corners: int = 2        # the corners of its label in sight: 2, or 4 where both other corners show one
 
 
 def _card_dists(readings, label_idx):
@@ -340,8 +341,54 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
             continue
         out.append(_Pair(i, j, cost + float(extra[m]), lab, float(prob[m]), theta, card_w, layout.aspect, layout,
                          covered=seen == "cover"))
-    out.sort(key=lambda p: (p.covered, p.cost))
+    _count_four_corners(out, centres, sizes, q)
+    out.sort(key=lambda p: (p.covered, p.corners < 4, p.cost))
     return out
+
+
+def _count_four_corners(pairs: list[_Pair], centres: np.ndarray, sizes: np.ndarray, q: np.ndarray) -> None:
+    """Sets ``corners`` 4 on the pairs of a card of a deck printing four corners that shows them all:
+    an index that may show its card (at least MIN_SUPPORT) lies at each of the two other corners it
+    prints (within CORNER_NEAR index sizes), and no other such index lies on its face (a card that
+    shows its four corners lies on top). Such pairs are taken before the others: among identical
+    cards lying side by side or overlapped, two of their corners may fit the diagonal of a card of
+    another deck's layout between them better than either card fits its own (a phantom third card
+    in a Marriage count of three packs), but seldom with indices at both of its other corners, and
+    then with the other corners of those cards on its face (two identical cards overlapped
+    lengthwise: the top card's top-left and the lower card's bottom-right fit a longer card whose
+    other corners are the top card's top-right and the lower card's bottom-left, and whose face holds
+    the top card's bottom corners). Each pair is compared with the indices that may show its card
+    only (a few per card value)."""
+    if not pairs:
+        return
+    labels = np.array([p.label for p in pairs])
+    mine_of = {lab: np.nonzero(q[:, lab] >= MIN_SUPPORT)[0] for lab in np.unique(labels).tolist()}
+    mine_of = {lab: mine for lab, mine in mine_of.items() if len(mine) >= 4}
+    if not mine_of:
+        return
+    rows = np.nonzero(np.isin(labels, list(mine_of)))[0]
+    ii, jj = np.array([pairs[n].i for n in rows]), np.array([pairs[n].j for n in rows])
+    theta = np.array([pairs[n].theta for n in rows])
+    card_w = np.array([pairs[n].card_w for n in rows])
+    # the top-right corner's offset from the middle (the bottom-left one's is its opposite)
+    dx = np.array([0.5 - pairs[n].layout.cx for n in rows]) * card_w
+    dy = -np.array([pairs[n].aspect * (0.5 - pairs[n].layout.cy) for n in rows]) * card_w
+    c, s = np.cos(theta), np.sin(theta)
+    mid = (centres[ii] + centres[jj]) / 2.0
+    off = np.stack([c * dx - s * dy, s * dx + c * dy], axis=1)
+    spots = np.stack([mid + off, mid - off], axis=1)                    # (pairs, TR/BL, xy)
+    for lab, mine in mine_of.items():
+        at = np.nonzero(labels[rows] == lab)[0]
+        d = np.hypot(spots[at, :, None, 0] - centres[mine][None, None, :, 0],
+                     spots[at, :, None, 1] - centres[mine][None, None, :, 1])
+        d[d >= CORNER_NEAR * sizes[mine][None, None, :]] = np.inf
+        nearest, shown = mine[d.argmin(axis=2)], np.isfinite(d.min(axis=2)).all(axis=1)
+        for m in np.nonzero(shown)[0].tolist():
+            p = pairs[rows[at[m]]]
+            quad = card_quad(tuple(mid[at[m]].tolist()), p.theta, p.card_w, p.aspect)
+            inside = set(mine[points_in_quad(centres[mine], quad, 1.0)].tolist())
+            if inside <= {p.i, p.j, *nearest[m].tolist()}:
+                p.corners = 4
 
 
 def _face_foreign(readings, centres, sizes, top, foreign, grid, i, j, label, theta, card_w, layout) -> str:
