@@ -510,3 +510,39 @@ def test_two_identical_four_corner_cards_overlapped_lengthwise_are_not_one_long_
     monkeypatch.setattr(assembly, "points_in_quad", lambda pts, quad, shrink: np.zeros(len(pts), bool)
                         if shrink == 1.0 else inside(pts, quad, shrink))            # the face left unlooked at
     assert sorted(c.card for c in assemble(rs, names, spec.geometry, several_packs=True)) == ["2C", "2S"]
+
+
+# two identical four-corner cards overlapped in a meld, each showing its top strip (top-left and
+# top-right indices), the 6C over them; the strip under a whole card's side (a 4S showing three
+# corners beside an identical card's strip); a strip over a card showing three corners (7C, 7C)
+TWO_TOP_STRIPS_5C = [("5C", (271.2, 95.3, 288.9, 108.8), 0.98, 0.82), ("5C", (263.2, 112.4, 278.7, 125.2), 0.97, 0.80),
+                     ("5C", (213.2, 84.0, 230.0, 101.6), 0.96, 0.72), ("5C", (222.8, 68.2, 240.8, 83.2), 0.67, 0.67),
+                     ("6C", (202.4, 100.1, 219.4, 112.3), 0.78, 0.66)]
+STRIP_BESIDE_4S = [("4S", (512.8, 113.5, 520.4, 129.5), 1.00, 0.85), ("4S", (552.1, 165.5, 559.3, 181.3), 0.96, 0.81),
+                   ("4S", (553.7, 114.3, 562.2, 130.8), 0.96, 0.79), ("4S", (570.1, 165.6, 577.7, 182.3), 1.00, 0.76),
+                   ("4S", (571.5, 114.7, 579.0, 130.7), 0.95, 0.71)]
+STRIP_OVER_7C = [("7C", (56.4, 564.7, 73.2, 572.6), 0.95, 0.79), ("7C", (116.7, 521.5, 132.7, 527.9), 0.94, 0.75),
+                 ("7C", (116.8, 501.9, 133.4, 509.1), 0.93, 0.75), ("7C", (59.2, 520.4, 77.1, 528.3), 0.94, 0.61),
+                 ("7C", (61.2, 501.2, 78.1, 509.1), 0.94, 0.53)]
+
+
+@pytest.mark.parametrize("boxes", [TWO_TOP_STRIPS_5C, STRIP_BESIDE_4S, STRIP_OVER_7C], ids=["two strips", "beside", "over"])
+def test_strips_of_identical_four_corner_cards_are_one_card_each(monkeypatch, boxes):
+    # the top-right index of one strip and the top-left of the next fit the diagonal of a card of
+    # another committed layout better than either strip fits a card: taken first, that phantom left
+    # two lone indices, three 5C where two lie (a Marriage count whose seat held too many cards; on
+    # these indices alone, one card of four). Parallel strips are taken first, but after a card
+    # showing three corners or four
+    from tableref.vision import assembly
+
+    spec, names, read = _committed_reader()
+    rs = [read(*b) for b in boxes]
+    label = boxes[0][0]
+    got = [c for c in assemble(rs, names, spec.geometry, several_packs=True) if c.card == label]
+    assert len(got) == 2, [(c.box, len(c.indices)) for c in got]
+    assert sorted(len(c.indices) for c in got) == ([2, 2] if boxes is TWO_TOP_STRIPS_5C else [2, 3])
+    if boxes is TWO_TOP_STRIPS_5C:
+        monkeypatch.setattr(assembly, "_mark_twin_strips", lambda *a: None)
+    else:       # strips first, before a card showing three corners: its side taken for a strip
+        monkeypatch.setattr(assembly, "_count_four_corners", lambda *a: None)
+    assert len([c for c in assemble(rs, names, spec.geometry, several_packs=True) if c.card == label]) != 2

@@ -14,7 +14,9 @@ one. :func:`assemble` pairs readings that belong to one card:
 
 Pairs are taken greedily, best fit first, each reading in at most one card, so
 identical cards (Marriage plays with three packs) at different places stay
-distinct. A pair gives the whole card: its quad (the card's four corners) and
+distinct; a card of a four-corner deck that shows three or four corners, then
+parallel strips of identical cards, are taken before the rest (two corners of two
+identical cards can fit one card of another deck's layout better). A pair gives the whole card: its quad (the card's four corners) and
 box. A lone index gives a card whose box is the index box and whose quad is None.
 """
 from __future__ import annotations
@@ -88,6 +90,10 @@ WHOLE_OVERLAP = 0.3
 # overlap more than TWIN_OVERLAP, are one card's two diagonals (a four-corner deck)
 TWIN_CENTRE = 0.3
 TWIN_OVERLAP = 0.5
+# two pairs of one label parallel (corner vectors within TWIN_STRIP_SLACK index sizes) with middles
+# between TWIN_STRIP_SLACK and TWIN_STRIP_NEAR index sizes apart are two identical cards' strips
+TWIN_STRIP_SLACK = 0.4
+TWIN_STRIP_NEAR = 1.6
 # two indices no farther apart than this times a card's short side may be one card's top strip
 SHORT_SIDE_SLACK = 1.2
 # two boxes of one label closer than this (index sizes) are one printed index
@@ -197,7 +203,8 @@ class _Pair:
     aspect: float     # card height / width of the layout that fitted
     layout: "IndexGeometry | None" = None   # the layout that fitted
     covered: bool = False   # another card's index lies where it prints its other corners (COVER_NEAR)
-    corners: int = 2        # the corners of its label in sight: 2, or 4 where both other corners show one
+    corners: int = 2        # the corners of its label in sight: 2, or 3-4 where its other corners show one
+    strip: bool = False     # one card's strip beside an identical card's parallel strip (TWIN_STRIP_NEAR)
 
 
 def _card_dists(readings, label_idx):
@@ -342,7 +349,8 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
         out.append(_Pair(i, j, cost + float(extra[m]), lab, float(prob[m]), theta, card_w, layout.aspect, layout,
                          covered=seen == "cover"))
     _count_four_corners(out, centres, sizes, q)
-    out.sort(key=lambda p: (p.covered, p.corners < 4, p.cost))
+    _mark_twin_strips(out, centres, sizes)
+    out.sort(key=lambda p: (p.covered, -p.corners, not p.strip, p.cost))
     return out
 
 
@@ -363,7 +371,7 @@ def _count_four_corners(pairs: list[_Pair], centres: np.ndarray, sizes: np.ndarr
         return
     labels = np.array([p.label for p in pairs])
     mine_of = {lab: np.nonzero(q[:, lab] >= MIN_SUPPORT)[0] for lab in np.unique(labels).tolist()}
-    mine_of = {lab: mine for lab, mine in mine_of.items() if len(mine) >= 4}
+    mine_of = {lab: mine for lab, mine in mine_of.items() if len(mine) >= 3}
     if not mine_of:
         return
     rows = np.nonzero(np.isin(labels, list(mine_of)))[0]
@@ -382,13 +390,46 @@ def _count_four_corners(pairs: list[_Pair], centres: np.ndarray, sizes: np.ndarr
         d = np.hypot(spots[at, :, None, 0] - centres[mine][None, None, :, 0],
                      spots[at, :, None, 1] - centres[mine][None, None, :, 1])
         d[d >= CORNER_NEAR * sizes[mine][None, None, :]] = np.inf
-        nearest, shown = mine[d.argmin(axis=2)], np.isfinite(d.min(axis=2)).all(axis=1)
-        for m in np.nonzero(shown)[0].tolist():
+        found = np.isfinite(d.min(axis=2))                                 # (pairs, TR/BL)
+        nearest = mine[d.argmin(axis=2)]
+        for m in np.nonzero(found.any(axis=1))[0].tolist():
             p = pairs[rows[at[m]]]
             quad = card_quad(tuple(mid[at[m]].tolist()), p.theta, p.card_w, p.aspect)
             inside = set(mine[points_in_quad(centres[mine], quad, 1.0)].tolist())
-            if inside <= {p.i, p.j, *nearest[m].tolist()}:
-                p.corners = 4
+            if inside <= {p.i, p.j, *nearest[m][found[m]].tolist()}:
+                p.corners = 2 + int(found[m].sum())
+
+
+def _mark_twin_strips(pairs: list[_Pair], centres: np.ndarray, sizes: np.ndarray) -> None:
+    """Sets ``strip`` on the pairs of one label that lie parallel to another of its pairs, the two
+    corners of each as far apart and turned alike (within TWIN_STRIP_SLACK index sizes), their
+    middles closer than TWIN_STRIP_NEAR index sizes: identical cards of a deck printing four corners
+    overlapped in a meld, each showing its top strip (top-left and top-right indices). Such pairs are
+    taken before the others but cards showing four corners, each as one card whose outline is
+    unknown: the top-right index of one strip and the top-left of the next fit the diagonal of a card
+    of another deck's layout better than either strip fits a card (a phantom third card, and two
+    lone indices left over, in a Marriage count of three packs). The corners of one card showing all
+    four lie parallel too, but a card's height or width apart, not a strip's."""
+    by_label: dict[int, list[int]] = {}
+    for n, p in enumerate(pairs):
+        by_label.setdefault(p.label, []).append(n)
+    for members in by_label.values():
+        if len(members) < 2:
+            continue
+        for a, m in enumerate(members):
+            p = pairs[m]
+            vp = centres[p.j] - centres[p.i]
+            mp = (centres[p.i] + centres[p.j]) / 2.0
+            for n in members[a + 1:]:
+                o = pairs[n]
+                if {p.i, p.j} & {o.i, o.j}:
+                    continue
+                size = float(np.mean(sizes[[p.i, p.j, o.i, o.j]]))
+                vo = centres[o.j] - centres[o.i]
+                near = float(np.hypot(*(mp - (centres[o.i] + centres[o.j]) / 2.0)))
+                slack = min(float(np.hypot(*(vp - vo))), float(np.hypot(*(vp + vo))))
+                if slack < TWIN_STRIP_SLACK * size and TWIN_STRIP_SLACK * size < near < TWIN_STRIP_NEAR * size:
+                    p.strip = o.strip = True
 
 
 def _face_foreign(readings, centres, sizes, top, foreign, grid, i, j, label, theta, card_w, layout) -> str:
@@ -601,6 +642,10 @@ def _whole_cards(a: Assembly, skip: frozenset = frozenset()) -> None:
         if used[p.i] or used[p.j]:
             continue
         if frozenset((p.i, p.j)) in skip:
+            continue
+        if p.strip:
+            used[p.i] = used[p.j] = True
+            cards.append(a.partial_card(p.label, p.prob, p.i, p.j))
             continue
         ri, rj = readings[p.i], readings[p.j]
         centre = ((ri.centre[0] + rj.centre[0]) / 2, (ri.centre[1] + rj.centre[1]) / 2)
