@@ -1,6 +1,8 @@
 """Card tracking and the stable table state, from synthetic observation sequences (no video)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from tableref.vision.tracking import TableTracker
@@ -743,3 +745,20 @@ def test_a_turned_strip_of_two_indices_is_a_partial_card():
     whole_box = DetectedCard("2H", 0.9, (155, 224, 238, 280), indices=[(155, 224, 178, 242)])
     assert not tr._is_partial(whole_box)            # a box beyond its indices: the card's own
     assert tr._is_partial(DetectedCard("2H", 0.9, (217, 262, 238, 280)))      # a lone index box
+
+
+def test_a_card_read_at_photo_quality_is_not_carried_to_the_index_beside_it():
+    """A card the camera's frames read once, from a box across its index and the next one, and a
+    photo-quality look read clearly (the real fanned deal's 7H, defocused), is not taken along by
+    the next index's reading (its 10H, read in every frame): that is another card. Carried there, the
+    photo look's weight made the 10H's place a 7H, counted."""
+    across = DetectedCard("7H", 0.43, (747, 263, 772, 291), indices=[(747, 263, 772, 291)])
+    photo = DetectedCard("7H", 0.83, (747, 254, 763, 291), indices=[(747, 254, 763, 291)])
+    ten = DetectedCard("10H", 0.49, (762, 261, 789, 287), indices=[(762, 261, 789, 287)])
+    kept = replace(ten, fresh=False)        # its reading kept from the frame before: no new look
+    p = Player(jitter=0)
+    _feed(p, [([across], [])])
+    p.tr.add_photo_readings([photo], p.t, (700, 200, 820, 340))
+    _feed(p, [([ten], []), ([kept], []), ([ten], [])] + [([kept], [])] * 13)
+    assert [c.card for c in p.tr.published.cards] == ["10H"]
+    assert not any(tr.evidence.support.get("7H", 0.0) > 0 and tr.box[0] >= 755 for tr in p.tr.tracks)

@@ -74,7 +74,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from tableref.vision.card_evidence import PHOTO_WEIGHT, CardEvidence
+from tableref.vision.card_evidence import CLEAR_CONFIDENCE, PHOTO_WEIGHT, CardEvidence
 from tableref.vision.geometry import union
 from tableref.vision.layout import (
     GAP_FRAC,
@@ -740,7 +740,14 @@ class TableTracker:
         # candidate if boxes overlap or the centre moved less than half a card
         # a settled card does not take a detection of another card unless it lies right on it
         # (a misread); near it is not enough: a card laid next to or over it is another card
-        settled_t = np.array([tr.hits >= 3 and tr.vote_share >= 0.6 for tr in tracks])
+        # (or whose label a photo-quality look there read clearly: a card the camera's frames hardly
+        # read, whose track a reading of the index beside it would otherwise carry there with that
+        # look's weight: the real fanned deal's 7H, read at photo quality, taken to the 10H beside it
+        # when defocused and counted there)
+        settled_t = np.array([(tr.hits >= 3 and tr.vote_share >= 0.6)
+                              or (bool(tr.label) and tr.evidence.label == tr.label
+                                  and tr.evidence.clear.get(tr.label, 0.0) >= PHOTO_WEIGHT * CLEAR_CONFIDENCE)
+                              for tr in tracks])
         cand = ((iou >= 0.1) | (dist <= 0.5) | inside) & ((same > 0) | ~settled_t[:, None] | (iou >= 0.5))
         score = iou + 0.5 * np.clip(1.0 - dist, 0.0, 1.0) + label_bonus[:, None] * same
         score = np.where(cand, score, -np.inf)
