@@ -505,6 +505,9 @@ def test_two_identical_four_corner_cards_overlapped_lengthwise_are_not_one_long_
     rs = [read(*b) for b in [("2S", (1069.1, 426.2, 1087.3, 441.7), 0.86, 0.87), ("2S", (1045.4, 497.2, 1063.8, 512.5), 0.99, 0.86),
                              ("2S", (1056.4, 513.9, 1075.4, 529.8), 0.99, 0.85), ("2S", (1105.5, 483.6, 1124.6, 499.0), 0.83, 0.83),
                              ("2S", (1020.1, 456.9, 1038.9, 472.0), 0.91, 0.79), ("2C", (1093.9, 466.0, 1113.2, 482.3), 0.81, 0.81)]]
+    # (the 2C lies where the top card, showing its other three corners, prints its fourth: its own)
+    assert sorted(c.card for c in assemble(rs, names, spec.geometry, several_packs=True)) == ["2S", "2S"]
+    monkeypatch.setattr(assembly, "_at_fourth_corner", lambda r, f: False)      # a 2C of its own
     assert sorted(c.card for c in assemble(rs, names, spec.geometry, several_packs=True)) == ["2C", "2S", "2S"]
     inside = assembly.points_in_quad
     monkeypatch.setattr(assembly, "points_in_quad", lambda pts, quad, shrink: np.zeros(len(pts), bool)

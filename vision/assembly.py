@@ -872,6 +872,8 @@ def _lone_readings(a: Assembly) -> None:
             joined = _absorb_repeat(r, [a.cards[n] for n in by_label.get(a.label_names[top[k]], [])], offsets)
         if not joined:
             joined = _face_print(a, k, [whole[v] for v in grid.near(r.centre[0], r.centre[1], reach)])
+        if not joined:
+            joined = any(_at_fourth_corner(r, f) for f in (whole[v] for v in grid.near(r.centre[0], r.centre[1], reach)))
         if joined:
             used[k] = True
             continue
@@ -906,6 +908,26 @@ def _face_print(a: Assembly, k: int, near: list[Found]) -> bool:
                 and bool(points_in_quad([r.centre], f.card.quad, FOREIGN_SHRINK)[0])):
             return True
     return False
+
+
+def _at_fourth_corner(r: IndexReading, f: Found) -> bool:
+    """Whether free reading ``r`` lies where whole card ``f``, showing three corners of a deck that
+    prints four (three index boxes at three corners of a rectangle), prints its fourth: the card
+    lies on top, so the index there is its own, whatever it reads (the bottom-right corner of a 2S
+    showing its other three, read 2C 0.81, was a 2C of its own, and a three-pack count's seat held a
+    card too many). Not taken into the card: it names no card."""
+    if len(f.card.indices) != 3:
+        return False
+    pts = np.array([((b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0) for b in f.card.indices])
+    d = {(i, j): float(np.hypot(*(pts[i] - pts[j]))) for i, j in ((0, 1), (0, 2), (1, 2))}
+    (i, j), diagonal = max(d.items(), key=lambda kv: kv[1])
+    k = 3 - i - j
+    side_a, side_b = pts[i] - pts[k], pts[j] - pts[k]
+    la, lb = float(np.hypot(*side_a)), float(np.hypot(*side_b))
+    if min(la, lb) < 2.0 * r.size or abs(float(side_a @ side_b)) > 0.2 * la * lb:
+        return False            # not three corners of a card (a second box on one index, a strip)
+    fourth = pts[i] + pts[j] - pts[k]
+    return math.dist(r.centre, fourth) < CORNER_NEAR * r.size
 
 
 def _absorb_repeat(r: IndexReading, same_label: list[Found], offsets: dict | None = None) -> bool:
