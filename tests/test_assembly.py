@@ -490,7 +490,7 @@ def test_two_identical_four_corner_cards_are_not_three(monkeypatch, boxes, whole
     cards = assemble(rs, names, spec.geometry, several_packs=True)
     assert len(cards) == 2, [(c.card, c.box, len(c.indices)) for c in cards]
     assert sum(c.quad is not None and len(c.indices) == 4 for c in cards) == whole
-    monkeypatch.setattr(assembly, "_count_four_corners", lambda *a: None)      # cheapest pair first
+    monkeypatch.setattr(assembly, "_count_corners_in_sight", lambda *a: None)      # cheapest pair first
     assert len(assemble(rs, names, spec.geometry, several_packs=True)) == 3
 
 
@@ -502,9 +502,12 @@ def test_two_identical_four_corner_cards_overlapped_lengthwise_are_not_one_long_
     from tableref.vision import assembly
 
     spec, names, read = _committed_reader()
-    rs = [read(*b) for b in [("2S", (1069.1, 426.2, 1087.3, 441.7), 0.86, 0.87), ("2S", (1045.4, 497.2, 1063.8, 512.5), 0.99, 0.86),
-                             ("2S", (1056.4, 513.9, 1075.4, 529.8), 0.99, 0.85), ("2S", (1105.5, 483.6, 1124.6, 499.0), 0.83, 0.83),
-                             ("2S", (1020.1, 456.9, 1038.9, 472.0), 0.91, 0.79), ("2C", (1093.9, 466.0, 1113.2, 482.3), 0.81, 0.81)]]
+    rs = [read(*b) for b in [("2S", (1069.1, 426.2, 1087.3, 441.7), 0.86, 0.87),
+                             ("2S", (1045.4, 497.2, 1063.8, 512.5), 0.99, 0.86),
+                             ("2S", (1056.4, 513.9, 1075.4, 529.8), 0.99, 0.85),
+                             ("2S", (1105.5, 483.6, 1124.6, 499.0), 0.83, 0.83),
+                             ("2S", (1020.1, 456.9, 1038.9, 472.0), 0.91, 0.79),
+                             ("2C", (1093.9, 466.0, 1113.2, 482.3), 0.81, 0.81)]]
     # (the 2C lies where the top card, showing its other three corners, prints its fourth: its own)
     assert sorted(c.card for c in assemble(rs, names, spec.geometry, several_packs=True)) == ["2S", "2S"]
     monkeypatch.setattr(assembly, "_at_fourth_corner", lambda r, f: False)      # a 2C of its own
@@ -547,5 +550,5 @@ def test_strips_of_identical_four_corner_cards_are_one_card_each(monkeypatch, bo
     if boxes is TWO_TOP_STRIPS_5C:
         monkeypatch.setattr(assembly, "_mark_twin_strips", lambda *a: None)
     else:       # strips first, before a card showing three corners: its side taken for a strip
-        monkeypatch.setattr(assembly, "_count_four_corners", lambda *a: None)
+        monkeypatch.setattr(assembly, "_count_corners_in_sight", lambda *a: None)
     assert len([c for c in assemble(rs, names, spec.geometry, several_packs=True) if c.card == label]) != 2

@@ -16,8 +16,9 @@ Pairs are taken greedily, best fit first, each reading in at most one card, so
 identical cards (Marriage plays with three packs) at different places stay
 distinct; a card of a four-corner deck that shows three or four corners, then
 parallel strips of identical cards, are taken before the rest (two corners of two
-identical cards can fit one card of another deck's layout better). A pair gives the whole card: its quad (the card's four corners) and
-box. A lone index gives a card whose box is the index box and whose quad is None.
+identical cards can fit one card of another deck's layout better). A pair gives the
+whole card: its quad (the card's four corners) and box. A lone index gives a card
+whose box is the index box and whose quad is None.
 """
 from __future__ import annotations
 
@@ -348,21 +349,21 @@ def pair_candidates(readings: list[IndexReading], q: np.ndarray, geo: IndexGeome
             continue
         out.append(_Pair(i, j, cost + float(extra[m]), lab, float(prob[m]), theta, card_w, layout.aspect, layout,
                          covered=seen == "cover"))
-    _count_four_corners(out, centres, sizes, q)
+    _count_corners_in_sight(out, centres, sizes, q)
     _mark_twin_strips(out, centres, sizes)
     out.sort(key=lambda p: (p.covered, -p.corners, not p.strip, p.cost))
     return out
 
 
-def _count_four_corners(pairs: list[_Pair], centres: np.ndarray, sizes: np.ndarray, q: np.ndarray) -> None:
-    """Sets ``corners`` 4 on the pairs of a card of a deck printing four corners that shows them all:
-    an index that may show its card (at least MIN_SUPPORT) lies at each of the two other corners it
-    prints (within CORNER_NEAR index sizes), and no other such index lies on its face (a card that
-    shows its four corners lies on top). Such pairs are taken before the others: among identical
-    cards lying side by side or overlapped, two of their corners may fit the diagonal of a card of
-    another deck's layout between them better than either card fits its own (a phantom third card
-    in a Marriage count of three packs), but seldom with indices at both of its other corners, and
-    then with the other corners of those cards on its face (two identical cards overlapped
+def _count_corners_in_sight(pairs: list[_Pair], centres: np.ndarray, sizes: np.ndarray, q: np.ndarray) -> None:
+    """Sets ``corners`` 3 or 4 on the pairs of a card of a deck printing four corners that shows three
+    or all of them: an index that may show its card (at least MIN_SUPPORT) lies at one or both of the
+    two other corners it prints (within CORNER_NEAR index sizes), and no other such index lies on its
+    face (a card that shows them lies on top). Such pairs are taken before the others, most corners
+    first: among identical cards lying side by side or overlapped, two of their corners may fit the
+    diagonal of a card of another deck's layout between them better than either card fits its own (a
+    phantom third card in a Marriage count of three packs), but seldom with indices at its other
+    corners, and then with the other corners of those cards on its face (two identical cards overlapped
     lengthwise: the top card's top-left and the lower card's bottom-right fit a longer card whose
     other corners are the top card's top-right and the lower card's bottom-left, and whose face holds
     the top card's bottom corners). Each pair is compared with the indices that may show its card
@@ -405,7 +406,7 @@ def _mark_twin_strips(pairs: list[_Pair], centres: np.ndarray, sizes: np.ndarray
     corners of each as far apart and turned alike (within TWIN_STRIP_SLACK index sizes), their
     middles closer than TWIN_STRIP_NEAR index sizes: identical cards of a deck printing four corners
     overlapped in a meld, each showing its top strip (top-left and top-right indices). Such pairs are
-    taken before the others but cards showing four corners, each as one card whose outline is
+    taken before the others but cards showing three or four corners, each as one card whose outline is
     unknown: the top-right index of one strip and the top-left of the next fit the diagonal of a card
     of another deck's layout better than either strip fits a card (a phantom third card, and two
     lone indices left over, in a Marriage count of three packs). The corners of one card showing all
@@ -871,9 +872,8 @@ def _lone_readings(a: Assembly) -> None:
         if not joined:
             joined = _absorb_repeat(r, [a.cards[n] for n in by_label.get(a.label_names[top[k]], [])], offsets)
         if not joined:
-            joined = _face_print(a, k, [whole[v] for v in grid.near(r.centre[0], r.centre[1], reach)])
-        if not joined:
-            joined = any(_at_fourth_corner(r, f) for f in (whole[v] for v in grid.near(r.centre[0], r.centre[1], reach)))
+            near = [whole[v] for v in grid.near(r.centre[0], r.centre[1], reach)]
+            joined = _face_print(a, k, near) or any(_at_fourth_corner(r, f) for f in near)
         if joined:
             used[k] = True
             continue
@@ -920,7 +920,7 @@ def _at_fourth_corner(r: IndexReading, f: Found) -> bool:
         return False
     pts = np.array([((b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0) for b in f.card.indices])
     d = {(i, j): float(np.hypot(*(pts[i] - pts[j]))) for i, j in ((0, 1), (0, 2), (1, 2))}
-    (i, j), diagonal = max(d.items(), key=lambda kv: kv[1])
+    (i, j), _ = max(d.items(), key=lambda kv: kv[1])         # the diagonal's ends
     k = 3 - i - j
     side_a, side_b = pts[i] - pts[k], pts[j] - pts[k]
     la, lb = float(np.hypot(*side_a)), float(np.hypot(*side_b))
