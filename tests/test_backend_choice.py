@@ -102,6 +102,7 @@ def test_the_classifier_runs_in_bfloat16_only_where_checked_on_this_file_and_nat
 
     monkeypatch.setattr(runtime, "bf16_native", lambda: True)
     monkeypatch.setattr(runtime, "openvino_available", lambda: True)
+    monkeypatch.setattr(runtime, "bf16_pays", lambda *a: (True, "10 against 20 ms for 64 crops"))
     record()
     assert classifier_bf16("auto", "auto", tmp_path, cls)[0] is True
     assert classifier_bf16("auto", "openvino", tmp_path, cls)[0] is True
@@ -121,6 +122,48 @@ def test_the_classifier_runs_in_bfloat16_only_where_checked_on_this_file_and_nat
         classifier_bf16("on", "auto", tmp_path, cls)
     with pytest.raises(ModelError, match="unknown classifier precision"):
         classifier_bf16("bf16", "auto", tmp_path, cls)
+
+
+def test_bfloat16_is_taken_only_where_it_is_measured_faster_than_float32(tmp_path, monkeypatch):
+    """A processor may compute bfloat16 natively and still run the classifier slower in it than in
+    float32: "auto" then keeps float32 and says so; "on" (the check) takes bfloat16 all the same."""
+    from tableref.vision.runtime import CLASSIFIER_BF16, classifier_bf16
+
+    cls = tmp_path / "cls.onnx"
+    cls.write_bytes(b"classifier")
+    _record(tmp_path, CLASSIFIER_BF16, [cls])
+    monkeypatch.setattr(runtime, "bf16_native", lambda: True)
+    monkeypatch.setattr(runtime, "openvino_available", lambda: True)
+    asked = []
+
+    def timed(classifier, threads, other):
+        asked.append((classifier, threads, other))
+        return False, "28 against 19 ms for 64 crops"
+
+    monkeypatch.setattr(runtime, "bf16_pays", timed)
+    assert classifier_bf16("auto", "auto", tmp_path, cls, 2, "onnxruntime") == (
+        False, "float32 (bfloat16 measured no faster on this processor: 28 against 19 ms for 64 crops)")
+    assert asked == [(cls, 2, "onnxruntime")]
+    assert classifier_bf16("on", "auto", tmp_path, cls)[0] is True
+
+
+def test_the_bfloat16_measure_times_both_precisions_on_the_committed_classifier():
+    """The measure itself: both precisions run on the committed classifier, and the answer follows
+    the figures it gives (bfloat16 taken at most ``BF16_PAYS`` of float32's time)."""
+    import re
+
+    from tableref.models import MODELS_DIR
+
+    if not (runtime.openvino_available() and runtime.bf16_native()):
+        pytest.skip("OpenVINO with native bfloat16 is needed to time it")
+    runtime.bf16_pays.cache_clear()
+    faster, timed = runtime.bf16_pays(MODELS_DIR / "index_classifier.onnx", 2, "onnxruntime")
+    m = re.fullmatch(r"(\d+) against (\d+) ms for 64 crops", timed)
+    assert m, timed
+    bf16, f32 = float(m.group(1)), float(m.group(2))
+    assert bf16 > 0 and f32 > 0
+    if abs(bf16 - runtime.BF16_PAYS * f32) > 1:      # the figures are rounded to the millisecond
+        assert faster == (bf16 <= runtime.BF16_PAYS * f32)
 
 
 def test_a_photo_is_read_in_float32_and_a_camera_frame_as_checked():

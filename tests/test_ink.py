@@ -79,6 +79,22 @@ def test_a_picture_without_colour_tells_nothing():
     assert [c.card for c in split_cards([card], camera_preset(), set(), image=grey)[0]] == ["9D"]
 
 
+def test_whether_a_picture_has_colour_is_asked_once_a_picture(monkeypatch):
+    """The frame's ink memo keeps the answer: the steer and the doubt of one frame ask it once."""
+    black, box = index_picture(BLACK_INK)
+    asked = []
+    real = ink.has_colour
+    monkeypatch.setattr(ink, "has_colour", lambda image: asked.append(1) or real(image))
+    memo: dict = {}
+    misread = DetectedCard("9D", 0.8, (40, 20, 150, 119), indices=[box])
+    probs = np.zeros((1, 3), np.float32)
+    probs[0] = (0.6, 0.4, 0.0)
+    ink.steer(black, [box], probs, ["9D", "9C", "none"], memo)
+    assert split_cards([misread], camera_preset(), set(), image=black, ink_memo=memo)[0] == []
+    assert asked == [1]
+    assert ink.picture_has_colour(black) and len(asked) == 2      # without a memo: asked each time
+
+
 def test_a_card_whose_ink_contradicts_its_suit_is_an_unsure_reading():
     img, box = index_picture(BLACK_INK)
     misread = DetectedCard("9D", 0.8, (40, 20, 150, 119), indices=[box])

@@ -201,7 +201,7 @@ def lone_corners_disagree(cards: list[DetectedCard], readings, geometry) -> set[
 def wrong_ink(cards: list[DetectedCard], image, memo: dict | None = None) -> set[int]:
     """``id()`` of the ``cards`` whose index ink says their suit's colour is wrong (``ink.contradicts``;
     nothing in a picture without colour; ``memo``: the inks measured already, ``ink.measured``)."""
-    if image is None or not cards or not ink.has_colour(image):
+    if image is None or not cards or not ink.picture_has_colour(image, memo):
         return set()
     return {id(c) for c in cards if ink.contradicts(image, c.indices, c.card, memo)}
 

@@ -59,6 +59,18 @@ def has_colour(image: np.ndarray) -> bool:
     return float(np.count_nonzero(chroma >= COLOUR_CHROMA)) >= COLOUR_SHARE * len(chroma)
 
 
+def picture_has_colour(image: np.ndarray, memo: dict | None = None) -> bool:
+    """:func:`has_colour`, kept in ``memo`` (the dict of one picture's inks, :func:`measured`) when given."""
+    if memo is None:
+        return has_colour(image)
+    if _HAS_COLOUR not in memo:
+        memo[_HAS_COLOUR] = has_colour(image)
+    return memo[_HAS_COLOUR]
+
+
+_HAS_COLOUR = "has colour"      # the key of has_colour's answer in a picture's memo (boxes are tuples)
+
+
 def ink_colour(image: np.ndarray, box) -> str | None:
     """``"black"``, ``"red"`` or None (not told) for the ink in ``box`` (x1, y1, x2, y2, pixels of
     the BGR ``image``)."""
@@ -130,7 +142,7 @@ def steer(image: np.ndarray, boxes, probs: np.ndarray, names: list[str], memo: d
     the classifier did not. The chance of ``none`` is kept; only rows where the other colour holds
     at least :data:`STEER_SHARE` of the cards' share are measured; a picture without colour, or an
     ink not told, changes nothing. A new array where anything changed (``memo``: see :func:`measured`)."""
-    if probs is None or len(probs) == 0 or image is None or not has_colour(image):
+    if probs is None or len(probs) == 0 or image is None or not picture_has_colour(image, memo):
         return probs
     red, black = suit_colours(list(names))
     cards = red | black

@@ -69,7 +69,7 @@ class CardRecognizer:
                                compile_beside=config.detector_openvino != "on")
         # the classifier of a camera's frames in bfloat16 where that was checked (runtime.classifier_bf16)
         self.cls_bf16, self.cls_precision_reason = classifier_bf16(config.classifier_bf16, config.backend,
-                                                                   self.models_dir, self.cls_path)
+                                                                   self.models_dir, self.cls_path, threads, self.backend)
         self.cls_net = Network(self.cls_path, threads, "openvino" if self.cls_bf16 else self.backend, bf16=self.cls_bf16)
         self.plan = ScalePlan.for_detector(config, spec, self.det_net.input_shape)
         self.band = self.plan.band
