@@ -26,6 +26,7 @@ patch) and 17 of the right rank whose indices, looked at, are spades or clubs re
 """
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 RED_SUITS = frozenset("HD")
@@ -54,9 +55,11 @@ def has_colour(image: np.ndarray) -> bool:
     """Whether a BGR picture has colour at all (a grey-scale camera's has none: its ink tells nothing)."""
     h, w = image.shape[:2]
     step = max(1, max(h, w) // COLOUR_SIDE)
-    px = image[::step, ::step].reshape(-1, 3)
-    chroma = px.max(axis=1).astype(np.int16) - px.min(axis=1)
-    return float(np.count_nonzero(chroma >= COLOUR_CHROMA)) >= COLOUR_SHARE * len(chroma)
+    px = np.ascontiguousarray(image[::step, ::step])
+    b, g, r = px[:, :, 0], px[:, :, 1], px[:, :, 2]
+    # each pixel's largest channel less its smallest (as px.max(axis=2) - px.min(axis=2), far faster)
+    chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
+    return float(np.count_nonzero(chroma >= COLOUR_CHROMA)) >= COLOUR_SHARE * chroma.size
 
 
 def picture_has_colour(image: np.ndarray, memo: dict | None = None) -> bool:
