@@ -156,8 +156,11 @@ def test_the_bfloat16_measure_times_both_precisions_on_the_committed_classifier(
 
     if not (runtime.openvino_available() and runtime.bf16_native()):
         pytest.skip("OpenVINO with native bfloat16 is needed to time it")
-    runtime.bf16_pays.cache_clear()
-    faster, timed = runtime.bf16_pays(MODELS_DIR / "index_classifier.onnx", 2, "onnxruntime")
+    cls = MODELS_DIR / "index_classifier.onnx"
+    runtime._BF16_MEASURED.pop((cls.resolve(), "onnxruntime"), None)
+    faster, timed = runtime.bf16_pays(cls, 2, "onnxruntime")
+    # measured once: a recogniser on one thread (the still looks) takes the same answer
+    assert runtime.bf16_pays(cls, 1, "onnxruntime") == (faster, timed)
     m = re.fullmatch(r"(\d+) against (\d+) ms for 64 crops", timed)
     assert m, timed
     bf16, f32 = float(m.group(1)), float(m.group(2))

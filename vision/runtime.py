@@ -174,7 +174,6 @@ BF16_PAYS = 0.9
 BF16_TIMED_BATCH, BF16_TIMED_RUNS = 64, 5
 
 
-@functools.lru_cache(maxsize=8)
 def bf16_pays(classifier: Path, threads: int, other: str) -> tuple[bool, str]:
     """(whether bfloat16 computes the classifier faster here, how it was measured): the classifier
     compiled by OpenVINO in bfloat16 and loaded in ``other`` (the backend of float32) in float32,
@@ -182,8 +181,14 @@ def bf16_pays(classifier: Path, threads: int, other: str) -> tuple[bool, str]:
     is taken where its median is at most ``BF16_PAYS`` of float32's. A processor that computes
     bfloat16 natively may still run it slower than float32 (an Intel Xeon family 6 model 207 with
     AVX-512 BF16 and no AMX: 28 against 19 ms for 64 crops; a model 167: half float32's time), so it
-    is measured, once a process (about 0.5 s, when the first recogniser of a camera's frames loads)."""
+    is measured once a process for each classifier file and backend, on the threads of the first
+    recogniser of a camera's frames to ask (about 0.5 s as it loads; the live table's still looks,
+    on one thread, take its answer)."""
     import time
+
+    key = (Path(classifier).resolve(), other)
+    if key in _BF16_MEASURED:
+        return _BF16_MEASURED[key]
 
     nets = {"bfloat16": Network(classifier, threads, "openvino", bf16=True), "float32": Network(classifier, threads, other)}
     shape = [BF16_TIMED_BATCH] + [d if isinstance(d, int) else 1 for d in nets["float32"].input_shape[1:]]
@@ -196,7 +201,11 @@ def bf16_pays(classifier: Path, threads: int, other: str) -> tuple[bool, str]:
             if k:
                 times[name].append((time.perf_counter() - t0) * 1000)
     bf16, f32 = (float(np.median(times[k])) for k in ("bfloat16", "float32"))
-    return bf16 <= BF16_PAYS * f32, f"{bf16:.0f} against {f32:.0f} ms for {BF16_TIMED_BATCH} crops"
+    answer = _BF16_MEASURED[key] = (bf16 <= BF16_PAYS * f32, f"{bf16:.0f} against {f32:.0f} ms for {BF16_TIMED_BATCH} crops")
+    return answer
+
+
+_BF16_MEASURED: dict[tuple[Path, str], tuple[bool, str]] = {}     # bf16_pays's answers in this process
 
 
 def classifier_bf16(wanted: str, backend: str, models_dir: Path, classifier: Path, threads: int = 2,
