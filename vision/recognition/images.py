@@ -115,10 +115,10 @@ def blur_sigma(image: np.ndarray) -> float:
     xs, ys = points[:, 0], points[:, 1]
     g1 = np.hypot(gx[ys, xs].astype(np.float32), gy[ys, xs].astype(np.float32))
     # the same Sobel gradients of the picture blurred further, at those pixels only
-    b = cv2.GaussianBlur(grey, (0, 0), BLUR_REBLUR).astype(np.int16)
+    b = cv2.GaussianBlur(grey, (0, 0), BLUR_REBLUR)
 
     def at(dy: int, dx: int) -> np.ndarray:
-        return b[ys + dy, xs + dx]
+        return b[ys + dy, xs + dx].astype(np.int16)     # (only the pixels needed made wider)
 
     bx = (at(-1, 1) + 2 * at(0, 1) + at(1, 1)) - (at(-1, -1) + 2 * at(0, -1) + at(1, -1))
     by = (at(1, -1) + 2 * at(1, 0) + at(1, 1)) - (at(-1, -1) + 2 * at(-1, 0) + at(-1, 1))
