@@ -109,3 +109,59 @@ def test_a_card_whose_corners_each_read_it_weakly_is_an_unsure_reading_in_photos
     # a lone corner is not judged by this (its reading alone is its confidence)
     single = DetectedCard("8S", 0.4, tuple(tl), indices=[tl])
     assert split_cards([single], camera_preset(), set(), weak[:1], names, image=PICTURE, geometry=GEO)[0] == [single]
+
+
+# the real fanned deal's 720p frame defocused by 1.5 px, as a three-pack table's camera reads it: the
+# KS's top-left index and, two index widths to its right, the half-covered 6S beside the KS's
+# picture, read KS too (their centres as traced in the live feed, the index 20 px wide)
+KS_INDEX = (807.0, 241.0, 827.0, 279.0)
+SIX_OF_SPADES_INDEX = (848.0, 245.0, 868.0, 283.0)
+
+
+def test_a_label_read_twice_side_by_side_unsurely_in_a_soft_picture_is_doubted_on_several_packs():
+    from tableref.vision.recognition.confidence import TWIN_SURE
+
+    several = camera_preset(several_packs=True)
+    ks, phantom = lone("KS", 0.57, KS_INDEX), lone("KS", 0.55, SIX_OF_SPADES_INDEX)
+    sure, unsure = split_cards([ks, phantom], several, set(), soft=True)
+    assert sure == [] and {id(c) for c in unsure} == {id(ks), id(phantom)}
+    # a sharp picture: identical cards side by side may be read as unsurely (three packs hold them)
+    assert {id(c) for c in split_cards([ks, phantom], several, set(), soft=False)[0]} == {id(ks), id(phantom)}
+    # one pack: the label read at two places is the one-pack rule's (read about as surely: neither)
+    assert split_cards([ks, phantom], camera_preset(one_pack=True), set(), soft=True)[0] == []
+    # read surely, a card stands beside an unsure reading of its label, which is doubted
+    sure_ks = lone("KS", TWIN_SURE + 0.1, KS_INDEX)
+    sure, unsure = split_cards([sure_ks, phantom], several, set(), soft=True)
+    assert sure == [sure_ks] and unsure == [phantom]
+    # two sure readings side by side are two cards
+    both = [sure_ks, lone("KS", TWIN_SURE + 0.05, SIX_OF_SPADES_INDEX)]
+    assert len(split_cards(both, several, set(), soft=True)[0]) == 2
+
+
+def test_a_label_read_unsurely_at_two_places_apart_is_two_cards_on_several_packs():
+    ks, other = lone("KS", 0.55, KS_INDEX), lone("KS", 0.5, (700.0, 241.0, 720.0, 279.0))    # 5 widths apart
+    assert len(split_cards([ks, other], camera_preset(several_packs=True), set(), soft=True)[0]) == 2
+
+
+def test_a_table_of_several_packs_measures_how_soft_its_camera_is():
+    """The camera loop of several packs does not sharpen its frames, but measures their blur (kept for
+    the frames that reuse the views) so that a soft picture's twin readings are doubted."""
+    import cv2
+
+    from tableref.vision.recognition import CardRecognizer, live_table_preset
+    from tableref.vision.recognition.images import is_soft
+
+    sharp = np.full((360, 640, 3), 200, np.uint8)
+    for k in range(12):
+        cv2.putText(sharp, "KS 10H 7C", (20 + 7 * k, 30 + 27 * k), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (20, 20, 20), 2)
+    soft = cv2.GaussianBlur(sharp, (0, 0), 2.0)
+    rec = CardRecognizer(config=live_table_preset(several_packs=True))
+    assert rec.config.unsoften is False
+    assert rec.picture(sharp) is sharp and not is_soft(rec.last_blur)
+    assert rec.picture(soft) is soft and not is_soft(rec.last_blur)      # kept from the frame before
+    rec.memo.keep_blur((640, 360), float("nan"), 0)                       # the views measured anew
+    rec.picture(soft)
+    assert is_soft(rec.last_blur)
+    one_pack = CardRecognizer(config=live_table_preset(one_pack=True, unsoften=False))
+    one_pack.picture(soft)
+    assert one_pack.last_blur is None                                     # not measured: not needed

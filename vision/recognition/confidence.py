@@ -127,6 +127,46 @@ def read_twice(cards: list[DetectedCard]) -> set[int]:
     return out
 
 
+# on a table of several packs, in a soft picture (``images.is_soft``: a camera out of focus), a label
+# read at two places side by side (index centres within TWIN_NEAR of the smaller index's width
+# apart) is doubted where it is read less than TWIN_SURE: blurred, a half-covered index beside a
+# court card's picture is read as that card (the 6S of the real fanned deal beside the KS, read KS
+# 0.11-0.63 in every defocused frame, the KS itself 0.46-0.77; three packs hold identical cards, so
+# nothing else contradicts it). Identical cards side by side in a sharp picture can be read as
+# unsurely (two 10S of a rendered Marriage count 0.28 and 0.55, an AC 0.40 beside another): the
+# rule would lose them, so a sharp picture is left alone
+TWIN_SURE = 0.65
+TWIN_NEAR = 2.5
+
+
+def unsure_twins(cards: list[DetectedCard]) -> set[int]:
+    """``id()`` of the ``cards`` under :data:`TWIN_SURE` that have a card of their label beside them
+    (an index of each within :data:`TWIN_NEAR` widths of the smaller index of the two)."""
+    by_label: dict[str, list[DetectedCard]] = {}
+    for c in cards:
+        if c.indices:
+            by_label.setdefault(c.card, []).append(c)
+    out = set()
+    for same in by_label.values():
+        for i, a in enumerate(same):
+            for b in same[i + 1:]:
+                if a.confidence >= TWIN_SURE and b.confidence >= TWIN_SURE:
+                    continue
+                if _side_by_side(a, b):
+                    out.update(id(c) for c in (a, b) if c.confidence < TWIN_SURE)
+    return out
+
+
+def _side_by_side(a: DetectedCard, b: DetectedCard) -> bool:
+    for p in a.indices:
+        for q in b.indices:
+            width = max(1.0, min(p[2] - p[0], p[3] - p[1], q[2] - q[0], q[3] - q[1]))
+            d = math.hypot((p[0] + p[2] - q[0] - q[2]) / 2, (p[1] + p[3] - q[1] - q[3]) / 2)
+            if d <= TWIN_NEAR * width:
+                return True
+    return False
+
+
 # a card read from an index that the picture's edge cuts (its box within EDGE_PX of the border) is
 # reported only this sure: part of the index is not in the picture (on the rank photos such readings
 # were 0.2-0.51 sure and wrong, cards read right from an index at the edge 0.69 and more)
@@ -208,13 +248,14 @@ def wrong_ink(cards: list[DetectedCard], image, memo: dict | None = None) -> set
 
 def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: set, readings=(),
                 names: list[str] = (), image=None, geometry=None,
-                ink_memo: dict | None = None) -> tuple[list[DetectedCard], list[DetectedCard]]:
+                ink_memo: dict | None = None, soft: bool = False) -> tuple[list[DetectedCard], list[DetectedCard]]:
     """(reported, unsure): :func:`reported_cards` less the cards their own indices contradict
     (:func:`contradicted`; ``doubt_weak_corners``: :func:`weak_corners`; with the BGR ``image``, also
     a cut index: :func:`cut_by_edge`; with the deck's index ``geometry``, also two lone corners of one card: :func:`lone_corners_disagree`),
     those whose ink does (``doubt_ink``, with the BGR ``image``:
-    :func:`wrong_ink`) and, on a one-pack table (``one_pack``), the second readings of a label
-    (:func:`read_twice`); :func:`unsure_cards` with those."""
+    :func:`wrong_ink`), on a table of several packs (``several_packs``) in a ``soft`` picture a label
+    read twice side by side unsurely (:func:`unsure_twins`) and, on a one-pack table (``one_pack``),
+    the second readings of a label (:func:`read_twice`); :func:`unsure_cards` with those."""
     confident = [c for c in cards if c.confidence >= config.min_card_confidence]
     doubted = contradicted(cards, readings, list(names)) if readings and config.doubt_contradicted else set()
     if config.doubt_contradicted:
@@ -229,6 +270,8 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
         doubted |= weak_corners(confident, readings, list(names))
     if config.doubt_ink:
         doubted |= wrong_ink(confident, image, ink_memo)
+    if config.several_packs and soft:
+        doubted |= unsure_twins(confident)
     sure = [c for c in confident if id(c) not in doubted]
     if config.one_pack:
         doubted |= read_twice(sure)

@@ -179,6 +179,12 @@ def motion_blur(image: np.ndarray, boxes) -> float:
     return math.sqrt(12.0 * max(0.0, max(sigmas) ** 2 - min(sigmas) ** 2))
 
 
+def is_soft(sigma: float | None) -> bool:
+    """Whether a picture whose edges measure blurred by ``sigma`` px (``blur_sigma``; None: not
+    measured) is soft: more than ``SOFT_SIGMA`` (what :func:`unsoften` sharpens)."""
+    return sigma is not None and bool(np.isfinite(sigma)) and sigma > SOFT_SIGMA
+
+
 def unsoften_amount(sigma: float) -> float:
     """The unsharp mask's amount for a picture whose edges are blurred by ``sigma`` px (0: left as it is)."""
     if not np.isfinite(sigma) or sigma <= SOFT_SIGMA:

@@ -3,7 +3,8 @@
 * the enlarged views chosen for a frame (``reuse_scale_frames``), so the next frames skip the full
   view that chose them, and the boxes that full view found where the enlarged views found none,
   kept for those frames where the picture inside them is unchanged;
-* how much a soft camera's frames are sharpened (``images.unsoften``), measured anew with the views;
+* how soft a camera's frames are (``images.blur_sigma``: how much they are sharpened, whether a
+  label read twice side by side is doubted), measured anew with the views;
 * the size of the last frame if it was read turned too: the next frame of that size runs the
   full and the turned view side by side from the start;
 * the boxes found in each view, kept while the view's picture is unchanged (``reuse_views``);
@@ -111,7 +112,7 @@ class FrameMemo:
 
     def __init__(self):
         self._scale: tuple | None = None        # (frame size, (views, the full view's own boxes), frames left)
-        self._unsoften: tuple | None = None     # (frame size, the unsharp mask's amount, frames left)
+        self._blur: tuple | None = None         # (frame size, the blur measured, frames left)
         self.turned_size: tuple[int, int] | None = None
         # (view, turned, frame size) -> (signature, boxes, scores, frames reused), oldest first
         self._views: dict = {}
@@ -152,14 +153,14 @@ class FrameMemo:
         same = patches_unchanged(patches, box_patches(image, boxes))
         return boxes[same], scores[same]
 
-    # -- how much a soft camera's frames are sharpened
-    def kept_unsoften(self, size: tuple[int, int]) -> float | None:
-        """The unsharp mask's amount kept for frames of ``size``, one frame fewer left; else None."""
-        amount, self._unsoften = _count_down(self._unsoften, size)
-        return amount
+    # -- how soft a camera's frames are
+    def kept_blur(self, size: tuple[int, int]) -> float | None:
+        """The blur (``images.blur_sigma``) kept for frames of ``size``, one frame fewer left; else None."""
+        sigma, self._blur = _count_down(self._blur, size)
+        return sigma
 
-    def keep_unsoften(self, size: tuple[int, int], amount: float, frames: int) -> None:
-        self._unsoften = (size, amount, frames)
+    def keep_blur(self, size: tuple[int, int], sigma: float, frames: int) -> None:
+        self._blur = (size, sigma, frames)
 
     # -- the boxes found in each view
     def view_boxes(self, key: tuple, signature: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

@@ -22,7 +22,8 @@ from tableref.vision.recognition.confidence import split_cards
 from tableref.vision.recognition.finder import IndexFinder
 from tableref.vision.recognition.frame import FrameReading
 from tableref.vision.recognition.helper import HelperThread
-from tableref.vision.recognition.images import blur_sigma, deglare, ensure_bgr, motion_blur, unsoften, unsoften_amount
+from tableref.vision.recognition.images import (blur_sigma, deglare, ensure_bgr, is_soft, motion_blur, unsoften,
+                                                 unsoften_amount)
 from tableref.vision.recognition.images import sharpness as measure_sharpness
 from tableref.vision.recognition.memo import FrameMemo
 from tableref.vision.recognition.plan import ScalePlan
@@ -80,6 +81,7 @@ class CardRecognizer:
         self.finder = IndexFinder(self.det_net, self.plan, self.memo)
         self.reader = IndexReader(self.cls_net, config, spec.names, spec.crop_size, spec.crop_margin, self.memo)
         self._helper = HelperThread()
+        self.last_blur: float | None = None     # the last picture's blur where measured (picture)
         self.last_stats = RecognitionStats()
 
     @property
@@ -126,7 +128,7 @@ class CardRecognizer:
             cards = merge_outline_cards(cards, self._outline_cards(frame, cards), self.config.min_card_confidence)
             stats.ms_outlines = (time.perf_counter() - t2) * 1000
         cards, unsure = split_cards(cards, self.config, frame.repeated, readings, self.names, frame.image,
-                                    self.geometry, frame.inks)
+                                    self.geometry, frame.inks, soft=is_soft(self.last_blur))
         stats.ms_total = (time.perf_counter() - t0) * 1000
         stats.cpu_ms_thread = (time.thread_time() - c0) * 1000
         return cards, unsure
@@ -246,20 +248,24 @@ class CardRecognizer:
 
     def picture(self, image: np.ndarray) -> np.ndarray:
         """The picture the recogniser reads of ``image``: BGR, with a lamp's glare taken off and a soft
-        camera's blur partly undone where the settings say so (``images.deglare``, ``images.unsoften``)."""
+        camera's blur partly undone where the settings say so (``images.deglare``, ``images.unsoften``).
+        How soft it is (``images.blur_sigma``) is kept in :attr:`last_blur` where measured: with
+        ``unsoften``, and on a table of several packs (``confidence.unsure_twins``), else None."""
         c = self.config
         image = ensure_bgr(image)
         image = deglare(image) if c.deglare else image
-        if not c.unsoften:
+        self.last_blur = None
+        if not (c.unsoften or c.several_packs):
             return image
         # a fixed camera's focus is measured with its views, once every reuse_scale_frames + 1 frames
         size = (image.shape[1], image.shape[0])
-        amount = self.memo.kept_unsoften(size) if c.reuse_scale_frames else None
-        if amount is None:
-            amount = unsoften_amount(blur_sigma(image))
+        sigma = self.memo.kept_blur(size) if c.reuse_scale_frames else None
+        if sigma is None:
+            sigma = blur_sigma(image)
             if c.reuse_scale_frames:
-                self.memo.keep_unsoften(size, amount, c.reuse_scale_frames)
-        return unsoften(image, amount)
+                self.memo.keep_blur(size, sigma, c.reuse_scale_frames)
+        self.last_blur = sigma
+        return unsoften(image, unsoften_amount(sigma)) if c.unsoften else image
 
     def _frame(self, image: np.ndarray) -> FrameReading:
         """A frame read one step at a time: no work in the helper thread."""
