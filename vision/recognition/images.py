@@ -187,7 +187,7 @@ def is_soft(sigma: float | None) -> bool:
 
 def unsoften_amount(sigma: float) -> float:
     """The unsharp mask's amount for a picture whose edges are blurred by ``sigma`` px (0: left as it is)."""
-    if not np.isfinite(sigma) or sigma <= SOFT_SIGMA:
+    if not is_soft(sigma):
         return 0.0
     a = UNSOFTEN_SHARE * (sigma * sigma - SHARP_SIGMA * SHARP_SIGMA) / (UNSOFTEN_RADIUS * UNSOFTEN_RADIUS)
     return round(min(UNSOFTEN_MAX, a) / UNSOFTEN_STEP) * UNSOFTEN_STEP
