@@ -50,6 +50,34 @@ def test_a_suit_read_unsurely_look_after_look_keeps_the_position_unread():
     assert sorted(ev.candidates()) == ["9D", "9S"]
 
 
+def test_a_label_its_own_ink_contradicts_look_after_look_is_not_kept():
+    # the real fan, defocused (feed seed 6000): a black 9C read 9D clearly once, where its ink was
+    # not told plainly, then 9D again in looks whose ink says black: the suit is not legible there
+    ev = CardEvidence()
+    ev.add("9D", 0.47)
+    assert ev.label == "9D"
+    ev.add("9D", 0.44, clear=False, wrong_ink=True)
+    assert ev.label == ""
+    # the looks that followed in that feed (unsure, clear, or their ink contradicting them)
+    for label, conf, clear, inked in [("9D", 0.49, False, True), ("9D", 0.19, False, False),
+                                      ("9D", 0.35, False, True), ("9D", 0.29, False, False),
+                                      ("9D", 0.64, True, False), ("9D", 0.31, False, False),
+                                      ("9D", 0.25, False, False), ("9S", 0.46, True, False),
+                                      ("9D", 0.32, False, False), ("9D", 0.35, False, True),
+                                      ("9D", 0.36, False, True), ("9D", 0.41, False, True),
+                                      ("9S", 0.55, True, False), ("9D", 0.54, False, True),
+                                      ("9S", 0.51, True, False), ("9S", 0.51, True, False)]:
+        ev.add(label, conf, clear=clear, wrong_ink=inked)
+        assert ev.label == ""
+    assert sorted(ev.candidates()[:2]) == ["9D", "9S"]
+
+
+def test_a_rare_look_its_ink_contradicts_does_not_unread_a_card_read_clearly():
+    ev = looks(*[("QH", 0.6)] * 12)
+    ev.add("QH", 0.5, clear=False, wrong_ink=True)
+    assert ev.label == "QH"
+
+
 def test_a_photo_look_outweighs_camera_looks():
     ev = looks(*[("9D", 0.4)] * 3)
     assert ev.label == "9D"

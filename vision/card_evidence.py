@@ -13,7 +13,9 @@ again in every frame, so the looks are combined per position, never per label:
   over all its looks, and every other label is read in at most ``1 / DECISIVE`` as many looks as it
   (a suit read one way surely and the other way unsurely, look after look, is not settled: the
   unsure looks weigh by their number, not only by their low confidence); a label once decided
-  keeps it while it leads by ``KEEP`` on all three. A
+  keeps it while it leads by ``KEEP`` on all three. A look whose own ink contradicts it (a
+  black 9C read 9D: the suit is not legible there) counts against every label, its own included:
+  the label must have ``DECISIVE`` times as many looks, and as much confidence, as those. A
   position read 8C in some looks and 8H in others is **unread** (shown to the host with its
   candidates) until the evidence is decisive or the host says what it is;
 * old looks fade (``decay`` per look), so a card swapped in place is read afresh.
@@ -50,18 +52,27 @@ class CardEvidence:
     support: dict[str, float] = field(default_factory=dict)   # summed confidence per label
     clear: dict[str, float] = field(default_factory=dict)     # summed confidence of the clear looks per label
     seen: dict[str, float] = field(default_factory=dict)      # looks per label (faded as the confidence)
+    inked: float = 0.0          # summed confidence of the looks their ink contradicts (faded)
+    inked_seen: float = 0.0     # ... and their number (faded)
     looks: int = 0
 
-    def add(self, label: str, confidence: float, weight: float = 1.0, clear: bool = True) -> None:
+    def add(self, label: str, confidence: float, weight: float = 1.0, clear: bool = True,
+            wrong_ink: bool = False) -> None:
         """One fresh look read ``label`` with ``confidence`` (``weight``: PHOTO_WEIGHT for a photo look;
         ``clear=False``: an unsure reading, one the recogniser did not report as a card however sure
         it was (its own corner or its ink doubts it): it weighs against other labels, never for its own
-        as a clear look)."""
+        as a clear look; ``wrong_ink``: the look's ink says its suit's colour is wrong, so it weighs
+        against its own label too)."""
         if self.decay < 1.0:
             for d in (self.support, self.clear, self.seen):
                 for k in d:
                     d[k] *= self.decay
+            self.inked *= self.decay
+            self.inked_seen *= self.decay
         confidence = float(confidence)
+        if wrong_ink:
+            self.inked += weight * confidence
+            self.inked_seen += weight
         self.support[label] = self.support.get(label, 0.0) + weight * confidence
         self.seen[label] = self.seen.get(label, 0.0) + weight
         if clear and confidence >= CLEAR_CONFIDENCE:
@@ -78,6 +89,8 @@ class CardEvidence:
             return ""
         need = KEEP if best == self.label else DECISIVE
         mine_clear, mine_support, mine_seen = self.clear[best], self.support.get(best, 0.0), self.seen.get(best, 0.0)
+        if need * self.inked > mine_support or need * self.inked_seen > mine_seen:
+            return ""
         for lab, sup in self.support.items():
             if lab == best:
                 continue

@@ -366,7 +366,7 @@ class TableTracker:
                 tr.missed_clear = 0.0
                 if sharp and not obs.occluded and d.fresh:
                     tr.evidence.decay = self.vote_decay
-                    tr.evidence.add(d.card, d.confidence, clear=False)
+                    tr.evidence.add(d.card, d.confidence, clear=False, wrong_ink=d.wrong_ink)
                     tr.unsure_hits += d.card == tr.label
                     if not tr.confirmed and self._confirmed_unsure(tr, t):
                         tr.confirmed = True

@@ -18,7 +18,9 @@ class DetectedCard:
     top-right, bottom-right, bottom-left of the card face as printed) or None;
     ``indices`` the boxes of the corner indices that support it. ``fresh`` is False when every
     reading behind it was kept from an earlier frame (a still picture, ``reuse_readings``): it
-    repeats an earlier look rather than being a new one.
+    repeats an earlier look rather than being a new one. ``wrong_ink`` is True when its index's ink
+    says its suit's colour is wrong (a black 9C read 9D): the reading is unsure, and it tells that
+    this card's suit is not legible there.
     """
 
     card: str
@@ -27,6 +29,7 @@ class DetectedCard:
     quad: list[list[float]] | None = None
     indices: list[tuple[float, float, float, float]] = field(default_factory=list)
     fresh: bool = True
+    wrong_ink: bool = False
 
     @property
     def centre(self) -> tuple[float, float]:

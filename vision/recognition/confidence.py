@@ -269,7 +269,10 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
     if config.doubt_weak_corners and readings:
         doubted |= weak_corners(confident, readings, list(names))
     if config.doubt_ink:
-        doubted |= wrong_ink(confident, image, ink_memo)
+        inked = wrong_ink(confident, image, ink_memo)
+        for c in confident:
+            c.wrong_ink = id(c) in inked
+        doubted |= inked
     if config.several_packs and soft:
         doubted |= unsure_twins(confident)
     sure = [c for c in confident if id(c) not in doubted]
