@@ -12,7 +12,9 @@ indices (the card is read 7H from a pair of corners, one of which reads KH bette
 (``doubt_weak_corners``) a card whose corners each read it weakly (:func:`weak_corners`), or
 (``doubt_ink``) a card whose ink says its suit's colour is wrong (``ink``: a club read as a
 diamond where its index is printed plainly black), or (with ``doubt_contradicted``) a card read from
-an index cut by the picture's edge that is not plainly sure (:func:`cut_by_edge`), or two lone
+an index cut by the picture's edge that is not plainly sure (:func:`cut_by_edge`), or whose surest
+index reads the other suit of its colour and rank nearly as surely (:func:`unsure_suit`: a soft ♣
+read ♠), or two lone
 corners of one card lying apart that name different cards (:func:`lone_corners_disagree`: the turned
 corner of a KH read 7H), is
 never reported as a card: those at least ``unsure_confidence`` sure are passed to the live tracker
@@ -167,6 +169,33 @@ def _side_by_side(a: DetectedCard, b: DetectedCard) -> bool:
     return False
 
 
+# a card whose surest own index gives the other suit of its colour and rank (♠ for ♣, ♥ for ♦) at least
+# SUIT_UNSURE of its label's probability is not reported: ink cannot tell those apart, only the
+# suit's shape, and a soft or small picture blurs it. On the real fanned deal's 720p frame read as a
+# three-pack table, the 9C read 9S under defocus σ 1.5 px (9S 0.64, 9C 0.33) and at 640×360 (0.58,
+# 0.33); of the cards read right in those frames and at σ 2 px, none gave its twin suit more than
+# 0.44 of its label's probability (a JC 0.66 against 0.29)
+SUIT_UNSURE = 0.5
+_TWIN_SUIT = {"C": "S", "S": "C", "D": "H", "H": "D"}
+
+
+def unsure_suit(cards: list[DetectedCard], readings, names: list[str]) -> set[int]:
+    """``id()`` of the ``cards`` whose surest own index (``readings``: the frame's
+    :class:`~vision.assembly.IndexReading`, matched by box) reads the same rank in the other suit of
+    its colour at least :data:`SUIT_UNSURE` as surely as its label."""
+    probs, index = _by_box(readings), {n: k for k, n in enumerate(names)}
+    out = set()
+    for c in cards:
+        k, twin = index.get(c.card), index.get(c.card[:-1] + _TWIN_SUIT.get(c.card[-1:], ""))
+        own = [p for p in _own(c, probs) if p is not None]
+        if k is None or twin is None or not own:
+            continue
+        best = max(own, key=lambda p: float(p[k]))
+        if float(best[twin]) >= SUIT_UNSURE * float(best[k]):
+            out.add(id(c))
+    return out
+
+
 # a card read from an index that the picture's edge cuts (its box within EDGE_PX of the border) is
 # reported only this sure: part of the index is not in the picture (on the rank photos such readings
 # were 0.2-0.51 sure and wrong, cards read right from an index at the edge 0.69 and more)
@@ -253,7 +282,8 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
     (:func:`contradicted`; ``doubt_weak_corners``: :func:`weak_corners`; with the BGR ``image``, also
     a cut index: :func:`cut_by_edge`; with the deck's index ``geometry``, also two lone corners of one card: :func:`lone_corners_disagree`),
     those whose ink does (``doubt_ink``, with the BGR ``image``:
-    :func:`wrong_ink`), on a table of several packs (``several_packs``) in a ``soft`` picture a label
+    :func:`wrong_ink`), with ``doubt_contradicted`` a suit read nearly as surely as its twin of the
+    same colour (:func:`unsure_suit`), on a table of several packs (``several_packs``) in a ``soft`` picture a label
     read twice side by side unsurely (:func:`unsure_twins`) and, on a one-pack table (``one_pack``),
     the second readings of a label (:func:`read_twice`); :func:`unsure_cards` with those."""
     confident = [c for c in cards if c.confidence >= config.min_card_confidence]
@@ -268,6 +298,8 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
                                              readings, geometry)
     if config.doubt_weak_corners and readings:
         doubted |= weak_corners(confident, readings, list(names))
+    if config.doubt_contradicted and readings:
+        doubted |= unsure_suit(confident, readings, list(names))
     if config.doubt_ink:
         inked = wrong_ink(confident, image, ink_memo)
         for c in confident:
