@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -272,3 +273,36 @@ def test_openvino_runs_the_sizes_that_repeat_and_reads_them_alike():
         checked.run(x)
     assert list(checked._fixed) == [x.shape]
     assert not Network(det, 1, "onnxruntime", fixed_sizes=True).fixed_sizes
+
+
+def test_the_network_timed_in_bfloat16_is_handed_to_the_recogniser_that_asked(monkeypatch):
+    """Where bfloat16 wins, the classifier compiled to time it is not compiled again: the recogniser
+    whose question timed it takes it, once; another (the still looks, on one thread) compiles its own."""
+    from tableref.models import MODELS_DIR
+    from tableref.vision.recognition import CardRecognizer, live_table_preset
+
+    if not (runtime.openvino_available() and runtime.bf16_native()):
+        pytest.skip("OpenVINO with native bfloat16 is needed to time it")
+    cls = (MODELS_DIR / "index_classifier.onnx").resolve()
+    for key in [k for k in runtime._BF16_MEASURED if k[0] == cls]:
+        monkeypatch.delitem(runtime._BF16_MEASURED, key)
+    monkeypatch.setattr(runtime, "BF16_PAYS", 1e9)          # bfloat16 wins, whatever the times
+    compiled = []
+    network = runtime.Network
+
+    def counted(path, threads, backend="onnxruntime", bf16=False, **kw):
+        net = network(path, threads, backend, bf16, **kw)
+        compiled.append((Path(path).name, threads, bf16, net))
+        return net
+
+    monkeypatch.setattr(runtime, "Network", counted)
+    import tableref.vision.recognition.recognizer as recognizer
+    monkeypatch.setattr(recognizer, "Network", counted)
+    rec = CardRecognizer(threads=2, config=live_table_preset(fast_classifier=False, classifier_bf16="auto"))
+    if not rec.cls_bf16:
+        pytest.skip(f"this machine reads the classifier in float32: {rec.cls_precision_reason}")
+    timed = [net for name, threads, bf16, net in compiled if name == cls.name and bf16]
+    assert len(timed) == 1 and rec.cls_net is timed[0]
+    assert runtime.take_timed_bf16(cls, 2) is None                  # handed over once
+    still = CardRecognizer(threads=1, config=live_table_preset(fast_classifier=False, classifier_bf16="auto"))
+    assert still.cls_bf16 and still.cls_net is not rec.cls_net

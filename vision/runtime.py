@@ -203,10 +203,21 @@ def bf16_pays(classifier: Path, threads: int, other: str) -> tuple[bool, str]:
     # the fastest run of each: other work on the machine only ever slows a run down
     bf16, f32 = (min(times[k]) for k in ("bfloat16", "float32"))
     answer = _BF16_MEASURED[key] = (bf16 <= BF16_PAYS * f32, f"{bf16:.0f} against {f32:.0f} ms for {BF16_TIMED_BATCH} crops")
+    if answer[0]:
+        # the network compiled in bfloat16 to time it is the first recogniser's (take_timed_bf16)
+        _BF16_TIMED[(key[0], threads)] = nets["bfloat16"]
     return answer
 
 
 _BF16_MEASURED: dict[tuple[Path, str], tuple[bool, str]] = {}     # bf16_pays's answers in this process
+_BF16_TIMED: dict[tuple[Path, int], "Network"] = {}     # bfloat16 networks timed and not yet taken
+
+
+def take_timed_bf16(classifier: Path, threads: int) -> "Network | None":
+    """The bfloat16 network :func:`bf16_pays` compiled to time ``classifier`` on ``threads`` threads,
+    handed over once (its infer request is then that caller's alone, never shared between threads);
+    None where there is none (float32 won, or it was taken)."""
+    return _BF16_TIMED.pop((Path(classifier).resolve(), threads), None)
 
 
 def classifier_bf16(wanted: str, backend: str, models_dir: Path, classifier: Path, threads: int = 2,

@@ -32,7 +32,7 @@ from tableref.vision.recognition.reader import IndexReader
 from tableref.vision.recognition.spec import read_spec
 from tableref.vision.recognition.timing import RecognitionStats
 from tableref.vision.runtime import (Network, camera_detector_openvino, choose_backend, classifier_bf16, default_models_dir,
-                                     keep_freed_memory)
+                                     keep_freed_memory, take_timed_bf16)
 from tableref.vision.types import DetectedCard, FrameObservation
 from tableref.vision.views import PAD_VALUE, View, letterbox_view
 
@@ -71,7 +71,9 @@ class CardRecognizer:
         # the classifier of a camera's frames in bfloat16 where that was checked (runtime.classifier_bf16)
         self.cls_bf16, self.cls_precision_reason = classifier_bf16(config.classifier_bf16, config.backend,
                                                                    self.models_dir, self.cls_path, threads, self.backend)
-        self.cls_net = Network(self.cls_path, threads, "openvino" if self.cls_bf16 else self.backend, bf16=self.cls_bf16)
+        # (in bfloat16, the network compiled to time it where this recogniser was the one to ask)
+        self.cls_net = (self.cls_bf16 and take_timed_bf16(self.cls_path, threads)) or \
+            Network(self.cls_path, threads, "openvino" if self.cls_bf16 else self.backend, bf16=self.cls_bf16)
         self.plan = ScalePlan.for_detector(config, spec, self.det_net.input_shape)
         self.band = self.plan.band
         self.imgsz, self.rect_stride = self.plan.imgsz, self.plan.rect_stride
