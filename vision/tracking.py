@@ -45,14 +45,11 @@ How it decides
   ``max_blur_seconds`` is taken as a changed scene and no longer freezes. A frame
   not read at all (``obs.read`` False: the recogniser declared it blurred, a shaken camera) is
   blurred too.
-* **Hidden cards**: while a published card has been missed for more than
-  ``hold_missing_seconds`` but is not yet gone (a hand or an arm over it), its zone
-  publishes nothing, and neither do the zones where cards came up from just before it
-  went out of sight (the card moved there, or the detector reads the hand as cards) — so
-  whatever the detector makes of the hand never becomes a state, while a meld laid
-  earlier at another seat is not held up by cards of a soft picture missed in turn. The
-  hidden time does not count towards a held zone's stability, but it does not restart
-  the clock either: when the zone is the same once the card is back (the detector
+* **Hidden cards**: while any published card has been missed for more than
+  ``hold_missing_seconds`` but is not yet gone (a hand or an arm over it),
+  nothing is published — so whatever the detector makes of the hand never becomes
+  a state. The hidden time does not count towards stability, but it does not restart
+  the clock either: when the table is the same once the card is back (the detector
   missed a small index for a moment), the state pending before goes on. A confirmed
   card that was never published and goes missing is dropped after 0.7 s (a ghost).
 * **One card, one identity**: when a new card is confirmed while a confirmed
@@ -221,10 +218,6 @@ class _ZonePending:
 # a blur lasting longer than this (seconds of frame time) is the picture this camera gives, not a
 # passing hand or shake: it no longer freezes the tracker (``TableTracker.max_blur_seconds``)
 MAX_BLUR_SECONDS = 3.0
-
-# a card hidden but not yet gone holds its zone, and the zones of the cards that came up since it
-# went out of sight, from this many seconds before (``TableTracker._held_zones``)
-HOLD_BIRTH_MARGIN = 0.5
 
 
 class TableTracker:
@@ -433,26 +426,25 @@ class TableTracker:
                     tr.confirmed = True
                 self.tracks.append(tr)
 
-        # stability: nothing is decided while the frame is frozen; a card hidden but not yet gone
-        # holds its own zone, and the zones where cards came up since it went out of sight
+        # stability: nothing is decided while the frame is frozen or a card is hidden but not yet gone
         hidden = [tr for tr in self.tracks if tr.confirmed and tr.published
                   and t - tr.last_t > self.hold_missing_seconds + 1e-9]
         if hidden and not frozen:
             self.freeze_reason = f"{len(hidden)} card(s) hidden"
         self.waiting = frozen or bool(hidden)
-        if not frozen:
+        if hidden and not frozen:
+            # something lies over published cards: nothing is decided meanwhile, and this time
+            # does not count towards the pending state's stability; if the table is the same
+            # once it has gone, the pending state goes on from where it was (a covered card's
+            # index missed for a moment must not hold a meld laid elsewhere up for long)
+            for pending in self._zone_pending.values():
+                pending.since += dt
+                pending.cards_since += dt
+        elif frozen:
+            pass        # a blurred/occluded frame changes nothing: the pending state waits
+        else:
             table, sig = self._snapshot_cached(t, frame_size)
-            held = self._held_zones(hidden)
-            # something lies over published cards: their zones decide nothing meanwhile, and this
-            # time does not count towards the pending state's stability; if the zone is the same
-            # once it has gone, its pending state goes on from where it was (a covered card's index
-            # missed for a moment must not hold a meld laid elsewhere up for long)
-            for key in held:
-                pending = self._zone_pending.get(key)
-                if pending is not None:
-                    pending.since += dt
-                    pending.cards_since += dt
-            keys = self._settled_zones(sig, t, held)
+            keys = self._settled_zones(sig, t)
             if keys:
                 self._publish(table, sig, keys, t)
                 return self._published
@@ -530,20 +522,7 @@ class TableTracker:
                 matches.append((ti, di))
         return matches
 
-    def _held_zones(self, hidden: list[Track]) -> set:
-        """The zones (keys of :func:`_zone_parts`) a hidden card holds: its own, and the zones of
-        cards that came up from HOLD_BIRTH_MARGIN before it went out of sight on (the card moved
-        there, or the detector reads the hand over it as cards)."""
-        if not hidden:
-            return set()
-        key_of = {z.id: k for k, z in enumerate(self.zones.seats)}
-        key_of[self.zones.centre.id] = "centre"
-        gone_at = min(tr.last_t for tr in hidden) - HOLD_BIRTH_MARGIN
-        zones = {tr.zone or tr.layout_zone for tr in hidden}
-        zones |= {tr.layout_zone for tr in self.tracks if tr.confirmed and tr.first_t >= gone_at - 1e-9}
-        return {key_of.get(z, "outside") for z in zones}
-
-    def _settled_zones(self, sig, t: float, held: set = frozenset()) -> set:
+    def _settled_zones(self, sig, t: float) -> set:
         """The zones whose new state is published now.
 
         Each zone (a seat, the centre, outside) is judged on its own: a zone's state is ready once
@@ -552,14 +531,11 @@ class TableTracker:
         that change together are published together, but a zone that has kept changing for longer
         than ``stable_seconds`` (a hand fumbling at one seat, a fan whose readings come and go) no
         longer holds the others back. A card that leaves a zone for a zone still changing waits for
-        both (never in two places, never lost). The zones ``held`` (a card hidden there) wait as they
-        were, and a card moving to or from one waits with them."""
+        both (never in two places, never lost)."""
         parts = _zone_parts(sig)
         published = _zone_parts(self._published_sig) if self._published_sig is not None else {}
         ready = set()
         for key, part in parts.items():
-            if key in held:
-                continue            # what it shows under the hand changes nothing
             cards = _part_cards(part)
             pending = self._zone_pending.get(key)
             if pending is None or pending.part != part:
@@ -579,13 +555,12 @@ class TableTracker:
         # changes at several zones at once are published together, unless one of them has kept
         # changing for longer than stable_seconds
         if any(self._zone_pending[key].changing_since is not None
-               and t - self._zone_pending[key].changing_since < self.stable_seconds - 1e-9
-               for key in changing - held):
+               and t - self._zone_pending[key].changing_since < self.stable_seconds - 1e-9 for key in changing):
             return set()
         # a card moving between a zone published now and one still changing waits for both
         while True:
-            moving = {i for key in changing for i in _part_ids(parts[key]) | _part_ids(published.get(key))}
-            wait = {key for key in ready if (_part_ids(parts[key]) | _part_ids(published.get(key))) & moving}
+            held = {i for key in changing for i in _part_ids(parts[key]) | _part_ids(published.get(key))}
+            wait = {key for key in ready if (_part_ids(parts[key]) | _part_ids(published.get(key))) & held}
             if not wait:
                 return ready
             ready -= wait
