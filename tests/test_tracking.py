@@ -472,6 +472,24 @@ def test_a_hand_over_a_whole_card_still_holds_up_publication():
     assert len(p.versions) == n
 
 
+def test_cards_dropping_out_of_sight_in_turn_at_one_seat_do_not_hold_back_a_meld_at_another():
+    # a soft picture: the published cards of one seat are missed one after another, each for a
+    # second, and come back; a meld laid at another seat meanwhile is published while that goes on
+    p = Player(jitter=0.5, seats=4)
+    row = [det_full(lab, 420 + 70 * k, 580) for k, lab in enumerate(["4C", "5C", "6C", "7C", "8C"])]
+    p.run(row, 2.0)
+    n = len(p.versions)
+    new = [det_full("QH", 1050, 250), det_full("QS", 1050, 345), det_full("QD", 1050, 440)]
+    t_put = p.t
+    for k in range(2 * len(row)):               # 5 s: each row card out of sight for 1 s in turn,
+        gone = {k // 2, (k + 1) // 2 % len(row)}        # the next one before the last comes back
+        p.run([c for j, c in enumerate(row) if j not in gone] + new, 0.5)
+    added = [v for v in p.versions[n:] if any(c.card == "QH" for c in v.cards)]
+    assert added and added[0].t - t_put <= 3.0
+    # the row's cards were held, never dropped nor counted twice
+    assert all(sorted(c.card for c in v.cards) == sorted(c.card for c in row + new) for v in added)
+
+
 def test_the_count_scan_counts_no_card_more_than_three_times():
     # three packs: a fourth 9D (a misreading, in most frames) is not counted
     from tableref.live.scan import SeatScanner
@@ -762,3 +780,34 @@ def test_a_card_read_at_photo_quality_is_not_carried_to_the_index_beside_it():
     _feed(p, [([ten], []), ([kept], []), ([ten], [])] + [([kept], [])] * 13)
     assert [c.card for c in p.tr.published.cards] == ["10H"]
     assert not any(tr.evidence.support.get("7H", 0.0) > 0 and tr.box[0] >= 755 for tr in p.tr.tracks)
+
+
+def test_a_followed_cards_own_index_misread_is_a_look_at_it_not_a_new_card():
+    # the real camera's defocused fanned deal: a 5D seen whole, then followed from its lower index
+    # alone while its upper index is read 6D (0.40-0.47) in a few frames; the 6D was born as a card
+    # of its own and published over the 5D
+    tr = TableTracker(default_zones(4, FRAME))
+    x, y, w, h = 500.0, 520.0, 120.0, 170.0
+    upper, lower = (x + 5, y + 5, x + 25, y + 40), (x + w - 25, y + h - 40, x + w - 5, y + h - 5)
+    quad = [[x, y], [x + w, y], [x + w, y + h], [x, y + h]]
+    t = 0.0
+    for _ in range(10):
+        tr.update(obs(t, [DetectedCard("5D", 0.9, (x, y, x + w, y + h), quad=quad, indices=[upper, lower])]))
+        t += 1.0 / FPS
+    assert [c.card for c in tr.published.cards] == ["5D"]
+    for k in range(8):
+        cards = [DetectedCard("5D", 0.8, lower, indices=[lower])]
+        if k % 2 == 0:
+            cards.append(DetectedCard("6D", 0.45, upper, indices=[upper]))
+        tr.update(obs(t, cards))
+        t += 1.0 / FPS
+    assert [(c.card, c.confidence > 0) for c in tr.published.cards] == [("5D", True)]
+    assert [x.label for x in tr.tracks] == ["5D"]
+    assert tr.tracks[0].evidence.support.get("6D", 0.0) > 0       # counted against it, at its place
+    # an index of another card put beside the corner is a new card
+    beside = (upper[0] + 30, upper[1], upper[2] + 30, upper[3])
+    for _ in range(5):
+        tr.update(obs(t, [DetectedCard("5D", 0.8, lower, indices=[lower]),
+                          DetectedCard("9S", 0.8, beside, indices=[beside])]))
+        t += 1.0 / FPS
+    assert sorted(x.label for x in tr.confirmed_tracks()) == ["5D", "9S"]

@@ -45,11 +45,14 @@ How it decides
   ``max_blur_seconds`` is taken as a changed scene and no longer freezes. A frame
   not read at all (``obs.read`` False: the recogniser declared it blurred, a shaken camera) is
   blurred too.
-* **Hidden cards**: while any published card has been missed for more than
-  ``hold_missing_seconds`` but is not yet gone (a hand or an arm over it),
-  nothing is published — so whatever the detector makes of the hand never becomes
-  a state. The hidden time does not count towards stability, but it does not restart
-  the clock either: when the table is the same once the card is back (the detector
+* **Hidden cards**: while a published card has been missed for more than
+  ``hold_missing_seconds`` but is not yet gone (a hand or an arm over it), its zone
+  publishes nothing, and neither do the zones where cards came up from just before it
+  went out of sight (the card moved there, or the detector reads the hand as cards) — so
+  whatever the detector makes of the hand never becomes a state, while a meld laid
+  earlier at another seat is not held up by cards of a soft picture missed in turn. The
+  hidden time does not count towards a held zone's stability, but it does not restart
+  the clock either: when the zone is the same once the card is back (the detector
   missed a small index for a moment), the state pending before goes on. A confirmed
   card that was never published and goes missing is dropped after 0.7 s (a ghost).
 * **One card, one identity**: when a new card is confirmed while a confirmed
@@ -107,6 +110,9 @@ REREAD_UNREAD_SECONDS = 3.0
 PLACE_IOU = 0.3
 # the region read again reaches this many card sizes around the cards it is for
 REREAD_MARGIN = 0.6
+# an index read alone overlapping this much a corner index a followed card was seen whole with is
+# that card's own index (read again, maybe misread), never a new card
+OWN_INDEX_IOU = 0.5
 # a pile holding at least this many cards of each of two seats is two seats' cards, not one meld
 SEAT_GROUP = 3
 # the same cards, grouped differently from frame to frame, are published after this many times
@@ -146,6 +152,11 @@ class Track:
     layout_zone: str | None = None      # its zone in the last layout (before it is published)
     still_since: float = 0.0            # frame time since when it has lain where it lies
     photo_t: float | None = None        # frame time of the last photo-quality look at it (add_photo_readings)
+    own_indices: list = field(default_factory=list)   # its corner indices' boxes, seen whole where it lies
+
+    def own_index(self, box) -> bool:
+        """Whether ``box`` is one of its own corner indices (``OWN_INDEX_IOU``), as seen whole where it lies."""
+        return any(_box_iou(box, b) >= OWN_INDEX_IOU for b in self.own_indices)
 
     @property
     def reading(self) -> str:
@@ -218,6 +229,10 @@ class _ZonePending:
 # a blur lasting longer than this (seconds of frame time) is the picture this camera gives, not a
 # passing hand or shake: it no longer freezes the tracker (``TableTracker.max_blur_seconds``)
 MAX_BLUR_SECONDS = 3.0
+
+# a card hidden but not yet gone holds its zone, and the zones of the cards that came up since it
+# went out of sight, from this many seconds before (``TableTracker._held_zones``)
+HOLD_BIRTH_MARGIN = 0.5
 
 
 class TableTracker:
@@ -414,11 +429,14 @@ class TableTracker:
         if sharp and not obs.occluded:
             for di in unmatched_dets:
                 d = dets[di]
+                if self._own_index_look(d, t):
+                    continue
                 tr = Track(id=next(self._ids), box=np.asarray(d.box, dtype=np.float64),
                            quad=np.asarray(d.quad, dtype=np.float64).reshape(4, 2) if d.quad else None,
                            first_t=t, last_t=t, matched_frames=1, partial=self._is_partial(d),
                            det_box=np.asarray(d.box, dtype=np.float64), quad_frames=1 if d.quad else 0,
-                           still_since=t)
+                           still_since=t,
+                           own_indices=[np.asarray(b, dtype=np.float64) for b in d.indices] if d.quad else [])
                 self._vote(tr, d)
                 tr.hits = 1
                 tr.fresh_hits = int(d.fresh)
@@ -426,25 +444,26 @@ class TableTracker:
                     tr.confirmed = True
                 self.tracks.append(tr)
 
-        # stability: nothing is decided while the frame is frozen or a card is hidden but not yet gone
+        # stability: nothing is decided while the frame is frozen; a card hidden but not yet gone
+        # holds its own zone, and the zones where cards came up since it went out of sight
         hidden = [tr for tr in self.tracks if tr.confirmed and tr.published
                   and t - tr.last_t > self.hold_missing_seconds + 1e-9]
         if hidden and not frozen:
             self.freeze_reason = f"{len(hidden)} card(s) hidden"
         self.waiting = frozen or bool(hidden)
-        if hidden and not frozen:
-            # something lies over published cards: nothing is decided meanwhile, and this time
-            # does not count towards the pending state's stability; if the table is the same
-            # once it has gone, the pending state goes on from where it was (a covered card's
-            # index missed for a moment must not hold a meld laid elsewhere up for long)
-            for pending in self._zone_pending.values():
-                pending.since += dt
-                pending.cards_since += dt
-        elif frozen:
-            pass        # a blurred/occluded frame changes nothing: the pending state waits
-        else:
+        if not frozen:
             table, sig = self._snapshot_cached(t, frame_size)
-            keys = self._settled_zones(sig, t)
+            held = self._held_zones(hidden)
+            # something lies over published cards: their zones decide nothing meanwhile, and this
+            # time does not count towards the pending state's stability; if the zone is the same
+            # once it has gone, its pending state goes on from where it was (a covered card's index
+            # missed for a moment must not hold a meld laid elsewhere up for long)
+            for key in held:
+                pending = self._zone_pending.get(key)
+                if pending is not None:
+                    pending.since += dt
+                    pending.cards_since += dt
+            keys = self._settled_zones(sig, t, held)
             if keys:
                 self._publish(table, sig, keys, t)
                 return self._published
@@ -522,7 +541,20 @@ class TableTracker:
                 matches.append((ti, di))
         return matches
 
-    def _settled_zones(self, sig, t: float) -> set:
+    def _held_zones(self, hidden: list[Track]) -> set:
+        """The zones (keys of :func:`_zone_parts`) a hidden card holds: its own, and the zones of
+        cards that came up from HOLD_BIRTH_MARGIN before it went out of sight on (the card moved
+        there, or the detector reads the hand over it as cards)."""
+        if not hidden:
+            return set()
+        key_of = {z.id: k for k, z in enumerate(self.zones.seats)}
+        key_of[self.zones.centre.id] = "centre"
+        gone_at = min(tr.last_t for tr in hidden) - HOLD_BIRTH_MARGIN
+        zones = {tr.zone or tr.layout_zone for tr in hidden}
+        zones |= {tr.layout_zone for tr in self.tracks if tr.confirmed and tr.first_t >= gone_at - 1e-9}
+        return {key_of.get(z, "outside") for z in zones}
+
+    def _settled_zones(self, sig, t: float, held: set = frozenset()) -> set:
         """The zones whose new state is published now.
 
         Each zone (a seat, the centre, outside) is judged on its own: a zone's state is ready once
@@ -531,11 +563,14 @@ class TableTracker:
         that change together are published together, but a zone that has kept changing for longer
         than ``stable_seconds`` (a hand fumbling at one seat, a fan whose readings come and go) no
         longer holds the others back. A card that leaves a zone for a zone still changing waits for
-        both (never in two places, never lost)."""
+        both (never in two places, never lost). The zones ``held`` (a card hidden there) wait as they
+        were, and a card moving to or from one waits with them."""
         parts = _zone_parts(sig)
         published = _zone_parts(self._published_sig) if self._published_sig is not None else {}
         ready = set()
         for key, part in parts.items():
+            if key in held:
+                continue            # what it shows under the hand changes nothing
             cards = _part_cards(part)
             pending = self._zone_pending.get(key)
             if pending is None or pending.part != part:
@@ -555,12 +590,13 @@ class TableTracker:
         # changes at several zones at once are published together, unless one of them has kept
         # changing for longer than stable_seconds
         if any(self._zone_pending[key].changing_since is not None
-               and t - self._zone_pending[key].changing_since < self.stable_seconds - 1e-9 for key in changing):
+               and t - self._zone_pending[key].changing_since < self.stable_seconds - 1e-9
+               for key in changing - held):
             return set()
         # a card moving between a zone published now and one still changing waits for both
         while True:
-            held = {i for key in changing for i in _part_ids(parts[key]) | _part_ids(published.get(key))}
-            wait = {key for key in ready if (_part_ids(parts[key]) | _part_ids(published.get(key))) & held}
+            moving = {i for key in changing for i in _part_ids(parts[key]) | _part_ids(published.get(key))}
+            wait = {key for key in ready if (_part_ids(parts[key]) | _part_ids(published.get(key))) & moving}
             if not wait:
                 return ready
             ready -= wait
@@ -597,6 +633,24 @@ class TableTracker:
                 tr.zone = zone_of[tr.id]
                 tr.published = True
 
+    def _own_index_look(self, d: DetectedCard, t: float) -> bool:
+        """Whether ``d``, matched to no card, is an index alone lying on a confirmed card's own corner
+        index (one it was seen whole with, where it lies): then it is a look at that card, maybe a
+        misread one (a 5D followed from its lower index, its upper index read 6D), never a new card.
+        A label other than the card's counts in its evidence, against it."""
+        if not self._is_partial(d):
+            return False
+        for tr in self.tracks:
+            if not tr.confirmed or tr.partial or not tr.own_index(d.box):
+                continue
+            if d.fresh and (d.card != tr.label or tr.last_t < t):
+                tr.evidence.decay = self.vote_decay
+                tr.evidence.add(d.card, d.confidence, wrong_ink=d.wrong_ink)
+            tr.last_t = t
+            tr.missed_clear = 0.0
+            return True
+        return False
+
     def _is_partial(self, d: DetectedCard) -> bool:
         """Only corner indices of this card were seen: no quad, and a box that is its indices' (a
         strip of two indices, however turned) or much smaller than a card."""
@@ -628,6 +682,11 @@ class TableTracker:
             tr.box = (1 - a) * tr.box + a * nb if same_place else nb
             tr.quad_frames = tr.quad_frames + 1 if same_place else 1
             tr.partial = False
+            seen = [np.asarray(b, dtype=np.float64) for b in d.indices]
+            if same_place:
+                # an index not seen this time (covered, or read as another card) stays its own
+                seen += [b for b in tr.own_indices if not any(_box_iou(b, n) > 0.3 for n in seen)]
+            tr.own_indices = seen
             return
         partial = self._is_partial(d)
         if partial and tr.quad is not None and tr.quad_frames >= QUAD_KEEP_FRAMES:
@@ -641,6 +700,7 @@ class TableTracker:
         tr.quad_frames = 0
         tr.box = (1 - a) * tr.box + a * nb if same_kind and tr.matched_frames else nb
         tr.quad = None
+        tr.own_indices = []
         tr.partial = partial
 
     def too_blurred(self, sharpness: float) -> bool:
