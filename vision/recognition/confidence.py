@@ -55,26 +55,29 @@ def unsure_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: 
                    repeated)
 
 
-def _by_box(readings) -> dict:
-    """The classifier's probabilities of each of the frame's ``readings``, by its box."""
-    return {tuple(float(v) for v in r.box): r.probs for r in readings}
+class FrameReadings:
+    """The classifier's probabilities of each of a frame's index ``readings``
+    (:class:`~vision.assembly.IndexReading`), by box, over the class ``names``."""
+
+    def __init__(self, readings, names):
+        self.names = list(names)
+        self.index = {n: k for k, n in enumerate(self.names)}
+        self._probs = {tuple(float(v) for v in r.box): r.probs for r in readings}
+
+    def own(self, card: DetectedCard) -> list:
+        """The probabilities of each of ``card``'s own indices; None where one is not among them."""
+        return [self._probs.get(tuple(float(v) for v in b)) for b in card.indices]
 
 
-def _own(card: DetectedCard, probs: dict) -> list:
-    """The probabilities (``_by_box``) of each of ``card``'s own indices; None where one is not among them."""
-    return [probs.get(tuple(float(v) for v in b)) for b in card.indices]
-
-
-def contradicted(cards: list[DetectedCard], readings, names: list[str]) -> set[int]:
-    """``id()`` of the ``cards`` one of whose own corner indices (``readings``: the frame's
-    :class:`~vision.assembly.IndexReading`, matched by box) reads another card more surely than it."""
-    probs, index = _by_box(readings), {n: k for k, n in enumerate(names)}
-    out = set()
+def contradicted(cards: list[DetectedCard], frame: FrameReadings) -> set[int]:
+    """``id()`` of the ``cards`` one of whose own corner indices (``frame``: the frame's readings,
+    matched by box) reads another card more surely than it."""
+    names, out = frame.names, set()
     for c in cards:
-        k = index.get(c.card)
+        k = frame.index.get(c.card)
         if k is None:
             continue
-        for p in _own(c, probs):
+        for p in frame.own(c):
             if p is not None and names[int(p.argmax())] not in (c.card, "none") and p.max() > p[k]:
                 out.add(id(c))
                 break
@@ -90,15 +93,14 @@ def contradicted(cards: list[DetectedCard], readings, names: list[str]) -> set[i
 WEAK_CORNERS = 0.35
 
 
-def weak_corners(cards: list[DetectedCard], readings, names: list[str]) -> set[int]:
-    """``id()`` of the ``cards`` read from at least two corner indices (``readings``: the frame's
-    :class:`~vision.index_layout.IndexReading`, matched by box) that read its label on average less
-    than :data:`WEAK_CORNERS` on their own."""
-    probs, index = _by_box(readings), {n: k for k, n in enumerate(names)}
+def weak_corners(cards: list[DetectedCard], frame: FrameReadings) -> set[int]:
+    """``id()`` of the ``cards`` read from at least two corner indices (``frame``: the frame's
+    readings, matched by box) that read its label on average less than :data:`WEAK_CORNERS` on
+    their own."""
     out = set()
     for c in cards:
-        k = index.get(c.card)
-        own = _own(c, probs)
+        k = frame.index.get(c.card)
+        own = frame.own(c)
         if k is None or len(own) < 2 or any(p is None for p in own):
             continue
         if sum(float(p[k]) for p in own) / len(own) < WEAK_CORNERS:
@@ -179,15 +181,14 @@ SUIT_UNSURE = 0.5
 _TWIN_SUIT = {"C": "S", "S": "C", "D": "H", "H": "D"}
 
 
-def unsure_suit(cards: list[DetectedCard], readings, names: list[str]) -> set[int]:
-    """``id()`` of the ``cards`` whose surest own index (``readings``: the frame's
-    :class:`~vision.assembly.IndexReading`, matched by box) reads the same rank in the other suit of
-    its colour at least :data:`SUIT_UNSURE` as surely as its label."""
-    probs, index = _by_box(readings), {n: k for k, n in enumerate(names)}
+def unsure_suit(cards: list[DetectedCard], frame: FrameReadings) -> set[int]:
+    """``id()`` of the ``cards`` whose surest own index (``frame``: the frame's readings, matched by
+    box) reads the same rank in the other suit of its colour at least :data:`SUIT_UNSURE` as surely
+    as its label."""
     out = set()
     for c in cards:
-        k, twin = index.get(c.card), index.get(c.card[:-1] + _TWIN_SUIT.get(c.card[-1:], ""))
-        own = [p for p in _own(c, probs) if p is not None]
+        k, twin = frame.index.get(c.card), frame.index.get(c.card[:-1] + _TWIN_SUIT.get(c.card[-1:], ""))
+        own = [p for p in frame.own(c) if p is not None]
         if k is None or twin is None or not own:
             continue
         best = max(own, key=lambda p: float(p[k]))
@@ -287,7 +288,8 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
     read twice side by side unsurely (:func:`unsure_twins`) and, on a one-pack table (``one_pack``),
     the second readings of a label (:func:`read_twice`); :func:`unsure_cards` with those."""
     confident = [c for c in cards if c.confidence >= config.min_card_confidence]
-    doubted = contradicted(cards, readings, list(names)) if readings and config.doubt_contradicted else set()
+    frame = FrameReadings(readings, names) if readings else None
+    doubted = contradicted(cards, frame) if frame and config.doubt_contradicted else set()
     if config.doubt_contradicted:
         if image is not None:
             doubted |= cut_by_edge(cards, (image.shape[1], image.shape[0]), config.min_card_confidence)
@@ -297,9 +299,9 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
             doubted |= lone_corners_disagree([c for c in cards if c.confidence >= config.unsure_confidence],
                                              readings, geometry)
     if config.doubt_weak_corners and readings:
-        doubted |= weak_corners(confident, readings, list(names))
+        doubted |= weak_corners(confident, frame)
     if config.doubt_contradicted and readings:
-        doubted |= unsure_suit(confident, readings, list(names))
+        doubted |= unsure_suit(confident, frame)
     if config.doubt_ink:
         inked = wrong_ink(confident, image, ink_memo)
         for c in confident:
