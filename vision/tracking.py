@@ -59,7 +59,10 @@ How it decides
   card with the same label has been missing for ``transfer_min_missing``
   seconds, the card was moved: the new track takes over the old identity
   (``track_id``) at once. Two tracks with one label on one spot (formed while
-  the card was read as index only, or misread) are merged into the older.
+  the card was read as index only, or misread) are merged into the older. An index
+  read alone on a corner index a card was seen whole with a moment before
+  (``OWN_INDEX_IOU``, ``OWN_INDEX_SECONDS``) is a look at that card, never a new one:
+  a misreading of its own index counts against its reading.
 * **Publication**: the per-seat layout (melds, order, loose cards, centre,
   labels) is computed from confirmed tracks every clear frame; when it has not
   changed for ``stable_seconds`` it is published as a new
@@ -110,9 +113,13 @@ REREAD_UNREAD_SECONDS = 3.0
 PLACE_IOU = 0.3
 # the region read again reaches this many card sizes around the cards it is for
 REREAD_MARGIN = 0.6
-# an index read alone overlapping this much a corner index a followed card was seen whole with is
-# that card's own index (read again, maybe misread), never a new card
+# an index read alone overlapping this much a corner index a followed card was seen whole with, at
+# most OWN_INDEX_SECONDS before, is that card's own index (read again, maybe misread), never a new
+# card. A card laid over that corner hides the index for good (the card is no longer seen whole with
+# it), where a misreading comes and goes between frames that see the card whole (the real fanned
+# deal's defocused 5D, whole again 0.1-0.4 s after each look that read its upper index 6D)
 OWN_INDEX_IOU = 0.5
+OWN_INDEX_SECONDS = 0.5
 # a pile holding at least this many cards of each of two seats is two seats' cards, not one meld
 SEAT_GROUP = 3
 # the same cards, grouped differently from frame to frame, are published after this many times
@@ -152,11 +159,13 @@ class Track:
     layout_zone: str | None = None      # its zone in the last layout (before it is published)
     still_since: float = 0.0            # frame time since when it has lain where it lies
     photo_t: float | None = None        # frame time of the last photo-quality look at it (add_photo_readings)
-    own_indices: list = field(default_factory=list)   # its corner indices' boxes, seen whole where it lies
+    own_indices: list = field(default_factory=list)   # (box, frame time) of its corner indices seen whole
 
-    def own_index(self, box) -> bool:
-        """Whether ``box`` is one of its own corner indices (``OWN_INDEX_IOU``), as seen whole where it lies."""
-        return any(_box_iou(box, b) >= OWN_INDEX_IOU for b in self.own_indices)
+    def own_index(self, box, t: float) -> bool:
+        """Whether ``box`` is one of its own corner indices (``OWN_INDEX_IOU``), as it was seen whole
+        where it lies at most ``OWN_INDEX_SECONDS`` before ``t``."""
+        return any(t - seen <= OWN_INDEX_SECONDS + 1e-9 and _box_iou(box, b) >= OWN_INDEX_IOU
+                   for b, seen in self.own_indices)
 
     @property
     def reading(self) -> str:
@@ -343,7 +352,7 @@ class TableTracker:
             tr, d = self.tracks[ti], dets[di]
             if math.dist(tr.centre, d.centre) > MOVED_FRAC * max(tr.size, 1.0):
                 tr.still_since = t
-            self._follow(tr, d)
+            self._follow(tr, d, t)
             tr.det_box = np.asarray(d.box, dtype=np.float64)
             tr.last_t = t
             tr.matched_frames += 1
@@ -368,7 +377,7 @@ class TableTracker:
             for ti, di in weak_matches:
                 tr, d = candidates[ti], weak[di]
                 if tr.partial or not self._is_partial(d):
-                    self._follow(tr, d)
+                    self._follow(tr, d, t)
                     tr.det_box = np.asarray(d.box, dtype=np.float64)
                 tr.last_t = t
                 tr.missed_clear = 0.0
@@ -436,7 +445,7 @@ class TableTracker:
                            first_t=t, last_t=t, matched_frames=1, partial=self._is_partial(d),
                            det_box=np.asarray(d.box, dtype=np.float64), quad_frames=1 if d.quad else 0,
                            still_since=t,
-                           own_indices=[np.asarray(b, dtype=np.float64) for b in d.indices] if d.quad else [])
+                           own_indices=[(np.asarray(b, dtype=np.float64), t) for b in d.indices] if d.quad else [])
                 self._vote(tr, d)
                 tr.hits = 1
                 tr.fresh_hits = int(d.fresh)
@@ -641,7 +650,7 @@ class TableTracker:
         if not self._is_partial(d):
             return False
         for tr in self.tracks:
-            if not tr.confirmed or tr.partial or not tr.own_index(d.box):
+            if not tr.confirmed or tr.partial or not tr.own_index(d.box, t):
                 continue
             if d.fresh and (d.card != tr.label or tr.last_t < t):
                 tr.evidence.decay = self.vote_decay
@@ -671,7 +680,7 @@ class TableTracker:
         ref = math.sqrt(max(float(np.median(full)), 1.0))
         self.card_ref_px = ref if self.card_ref_px <= 0 else 0.8 * self.card_ref_px + 0.2 * ref
 
-    def _follow(self, tr: Track, d: DetectedCard) -> None:
+    def _follow(self, tr: Track, d: DetectedCard, t: float) -> None:
         """Update a track's outline from a matched detection (smoothing jitter, keeping what is known)."""
         a = self.smooth
         nb = np.asarray(d.box, dtype=np.float64)
@@ -682,10 +691,10 @@ class TableTracker:
             tr.box = (1 - a) * tr.box + a * nb if same_place else nb
             tr.quad_frames = tr.quad_frames + 1 if same_place else 1
             tr.partial = False
-            seen = [np.asarray(b, dtype=np.float64) for b in d.indices]
+            seen = [(np.asarray(b, dtype=np.float64), t) for b in d.indices]
             if same_place:
-                # an index not seen this time (covered, or read as another card) stays its own
-                seen += [b for b in tr.own_indices if not any(_box_iou(b, n) > 0.3 for n in seen)]
+                # an index not seen this time (covered, or read as another card) stays its own a while
+                seen += [(b, s) for b, s in tr.own_indices if not any(_box_iou(b, n) > 0.3 for n, _ in seen)]
             tr.own_indices = seen
             return
         partial = self._is_partial(d)
