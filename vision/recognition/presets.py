@@ -185,10 +185,11 @@ COUNT_TABLE = dict(index_px_min=22.0, index_px_target=26.0, max_rect_pixels=2_20
 
 
 # a live table of several packs (Marriage): identical cards may lie side by side, and its camera loop
-# reads a soft camera's frames as they are. Sharpened, the loop read more of the real fanned deal's
-# defocused feeds (47 cards instead of 43-45) but also read a soft 9C as 9S steadily enough for the
-# evidence over looks to take it in 4 feeds of 10; with one pack that misread names a card lying
-# elsewhere and is set aside, with three packs nothing contradicts it. The still table's photo-quality
+# reads a soft camera's frames as they are. Sharpened, the loop reads more of the real fanned deal's
+# defocused feeds (46-48 cards instead of 41-46) but also reads the half-covered 6S beside the KS as
+# KS (2 feeds of 10) and the 3D as 9S (1 of 10) steadily enough for the evidence over looks to take
+# them; with one pack such a misread names a card lying elsewhere and is set aside, with three packs
+# nothing contradicts it. The still table's photo-quality
 # looks (``camera_preset``) sharpen on every table.
 SEVERAL_PACKS_LIVE = dict(several_packs=True, unsoften=False)
 
