@@ -198,6 +198,11 @@ class Track:
         return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float32)
 
 
+def _seen_indices(d: DetectedCard, t: float) -> list:
+    """``d``'s corner indices as a track remembers them (``Track.own_indices``): (box, frame time)."""
+    return [(np.asarray(b, dtype=np.float64), t) for b in d.indices]
+
+
 def _long_side(box) -> float:
     return float(max(box[2] - box[0], box[3] - box[1]))
 
@@ -382,8 +387,7 @@ class TableTracker:
                 tr.last_t = t
                 tr.missed_clear = 0.0
                 if sharp and not obs.occluded and d.fresh:
-                    tr.evidence.decay = self.vote_decay
-                    tr.evidence.add(d.card, d.confidence, clear=False, wrong_ink=d.wrong_ink)
+                    self._look(tr, d, clear=False)
                     tr.unsure_hits += d.card == tr.label
                     if not tr.confirmed and self._confirmed_unsure(tr, t):
                         tr.confirmed = True
@@ -445,7 +449,7 @@ class TableTracker:
                            first_t=t, last_t=t, matched_frames=1, partial=self._is_partial(d),
                            det_box=np.asarray(d.box, dtype=np.float64), quad_frames=1 if d.quad else 0,
                            still_since=t,
-                           own_indices=[(np.asarray(b, dtype=np.float64), t) for b in d.indices] if d.quad else [])
+                           own_indices=_seen_indices(d, t) if d.quad else [])
                 self._vote(tr, d)
                 tr.hits = 1
                 tr.fresh_hits = int(d.fresh)
@@ -515,8 +519,7 @@ class TableTracker:
         dets = [d for d in cards if d.confidence >= self.min_confidence]
         for ti, di in self._match_by_place(dets):
             tr, d = self.tracks[ti], dets[di]
-            tr.evidence.decay = self.vote_decay
-            tr.evidence.add(d.card, d.confidence, weight=PHOTO_WEIGHT)
+            self._look(tr, d, weight=PHOTO_WEIGHT)
         for tr in self.tracks:
             cx, cy = tr.centre
             if x1 <= cx <= x2 and y1 <= cy <= y2 and t >= tr.still_since:
@@ -653,8 +656,7 @@ class TableTracker:
             if not tr.confirmed or tr.partial or not tr.own_index(d.box, t):
                 continue
             if d.fresh and (d.card != tr.label or tr.last_t < t):
-                tr.evidence.decay = self.vote_decay
-                tr.evidence.add(d.card, d.confidence, wrong_ink=d.wrong_ink)
+                self._look(tr, d)
             tr.last_t = t
             tr.missed_clear = 0.0
             return True
@@ -691,7 +693,7 @@ class TableTracker:
             tr.box = (1 - a) * tr.box + a * nb if same_place else nb
             tr.quad_frames = tr.quad_frames + 1 if same_place else 1
             tr.partial = False
-            seen = [(np.asarray(b, dtype=np.float64), t) for b in d.indices]
+            seen = _seen_indices(d, t)
             if same_place:
                 # an index not seen this time (covered, or read as another card) stays its own a while
                 seen += [(b, s) for b, s in tr.own_indices if not any(_box_iou(b, n) > 0.3 for n, _ in seen)]
@@ -761,11 +763,16 @@ class TableTracker:
         return (tr.fresh_hits >= min(self.min_hits, MIN_FRESH_HITS) and tr.unsure_hits >= CONFIRM_UNSURE_LOOKS
                 and t - tr.first_t >= self.min_seen_seconds - 1e-9 and bool(tr.label) and tr.reading == tr.label)
 
+    def _look(self, tr: Track, d: DetectedCard, clear: bool = True, weight: float = 1.0) -> None:
+        """One fresh look ``d`` at ``tr`` into its evidence (older looks faded by ``vote_decay``;
+        ``clear`` False: an unsure reading; ``weight``: PHOTO_WEIGHT for a photo-quality look)."""
+        tr.evidence.decay = self.vote_decay
+        tr.evidence.add(d.card, d.confidence, weight=weight, clear=clear, wrong_ink=d.wrong_ink)
+
     def _vote(self, tr: Track, d: DetectedCard) -> None:
         if d.fresh:
             # a reading kept from an earlier frame is no new evidence
-            tr.evidence.decay = self.vote_decay
-            tr.evidence.add(d.card, d.confidence)
+            self._look(tr, d)
         if self.vote_decay < 1.0:
             for k in list(tr.votes):
                 tr.votes[k] *= self.vote_decay
