@@ -289,7 +289,7 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
     the second readings of a label (:func:`read_twice`); :func:`unsure_cards` with those."""
     confident = [c for c in cards if c.confidence >= config.min_card_confidence]
     frame = FrameReadings(readings, names) if readings else None
-    doubted = contradicted(cards, frame) if frame and config.doubt_contradicted else set()
+    doubted = contradicted(cards, frame) if frame is not None and config.doubt_contradicted else set()
     if config.doubt_contradicted:
         if image is not None:
             doubted |= cut_by_edge(cards, (image.shape[1], image.shape[0]), config.min_card_confidence)
@@ -298,9 +298,9 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
             # KH read 7H 0.53 sure, its upright corner KH 0.33): it still names another card
             doubted |= lone_corners_disagree([c for c in cards if c.confidence >= config.unsure_confidence],
                                              readings, geometry)
-    if config.doubt_weak_corners and readings:
+    if config.doubt_weak_corners and frame is not None:
         doubted |= weak_corners(confident, frame)
-    if config.doubt_contradicted and readings:
+    if config.doubt_contradicted and frame is not None:
         doubted |= unsure_suit(confident, frame)
     if config.doubt_ink:
         inked = wrong_ink(confident, image, ink_memo)
