@@ -5,6 +5,7 @@
     python scripts/bench_camera.py --quick               # a short run: 40 photos, 20-frame feeds
     python scripts/bench_camera.py --only frames         # the single-frame table only (or: --only live)
     python scripts/bench_camera.py --only live --game desmoche    # the live feeds on a one-pack table
+    python scripts/bench_camera.py --only live --feed-photos 0 --scale 0.5   # a 640x360 camera's feeds
     TABLEREF_READING=quick python scripts/bench_camera.py         # the quick reading of a slow machine
     python scripts/bench_camera.py --models DIR --json out.json
 
@@ -124,6 +125,21 @@ def rank_photos(folder: Path, limit: int = 0) -> list[Picture]:
         if img is not None:
             out.append(Picture(n, img, cards=truths[n]))
     return out
+
+
+def scaled(pic: Picture, factor: float) -> Picture:
+    """``pic`` as a camera giving pictures ``factor`` times as wide and high gives it (0.5: the
+    1280x720 frame as a 640x360 camera's), its truth scaled alike."""
+    if factor == 1.0:
+        return pic
+    h, w = pic.image.shape[:2]
+    size = (max(1, round(w * factor)), max(1, round(h * factor)))
+    image = cv2.resize(pic.image, size, interpolation=cv2.INTER_AREA if factor < 1 else cv2.INTER_LINEAR)
+    indices = None if pic.indices is None else {
+        card: [tuple(v * factor for v in box) for box in boxes] for card, boxes in pic.indices.items()}
+    cards = None if pic.cards is None else [
+        Truth(t.label, [(x * factor, y * factor) for x, y in t.polygon], t.required) for t in pic.cards]
+    return Picture(pic.name, image, indices=indices, cards=cards)
 
 
 # --------------------------------------------------------------------------- scoring
@@ -349,7 +365,9 @@ def frames_report(res: dict) -> str:
 def live_report(res: dict, sets: dict[str, list[Picture]], frames: int, game: str = LIVE_GAME) -> str:
     lines = []
     for set_name, tallies in res.items():
-        lines += ["", f"{set_name}: live feeds of {len(sets[set_name])} pictures, {frames} frames each at "
+        sizes = sorted({f"{p.image.shape[1]}x{p.image.shape[0]}" for p in sets[set_name]})
+        lines += ["", f"{set_name}: live feeds of {len(sets[set_name])} pictures"
+                      + (f" ({sizes[0]})" if len(sizes) == 1 else "") + f", {frames} frames each at "
                       f"{FEED_FPS:g} frames/s, the live session ({LIVE_SEATS}-seat {game}, zones covering the picture)",
                   "", "| condition | cards counted | cards read | share of the truth | cards wrong | cards counted twice | "
                       "unread cards | set aside |", "|---|---|---|---|---|---|---|---|"]
@@ -382,6 +400,9 @@ def main(argv=None) -> int:
     p.add_argument("--game", choices=sorted(GAMES), default=LIVE_GAME,
                    help="live feeds: the table the session referees (default marriage: three packs, so a "
                         "label read twice is not questioned; desmoche: one pack)")
+    p.add_argument("--scale", type=float, default=1.0, metavar="F",
+                   help="live feeds: the pictures scaled by F, as a camera giving smaller or larger pictures "
+                        "gives them (0.5: the 1280x720 frame as a 640x360 camera's; default 1)")
     p.add_argument("--models", metavar="DIR", help="models folder (default: the committed models)")
     p.add_argument("--seed", type=int, default=0, help="seed of the effects (default 0)")
     p.add_argument("--json", metavar="FILE", help="also write the results here")
@@ -391,6 +412,8 @@ def main(argv=None) -> int:
             p.error(f"--{name.replace('_', '-')} must be 0 or more")
     if a.frames < 8:
         p.error("--frames must be at least 8 (a hand passes for 4 of them)")
+    if not 0.2 <= a.scale <= 2.0:
+        p.error("--scale must be between 0.2 and 2")
     if a.quick:
         a.photos, a.feed_photos, a.frames = a.photos or 40, min(a.feed_photos, 4), min(a.frames, 20)
     if a.models:
@@ -420,7 +443,8 @@ def main(argv=None) -> int:
                              for s, v in res.items()}
     if a.only in (None, "live"):
         sample = photos[:: max(1, math.ceil(len(photos) / a.feed_photos))][: a.feed_photos] if a.feed_photos else []
-        sets = {k: v for k, v in (("real-table frames", table), ("rank photos", sample)) if v}
+        sets = {k: [scaled(pic, a.scale) for pic in v] for k, v in (("real-table frames", table),
+                                                                   ("rank photos", sample)) if v}
         res = live_feeds(sets, a.frames, a.seed, a.game)
         print(live_report(res, sets, a.frames, a.game))
         results["live"] = res

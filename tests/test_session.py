@@ -420,6 +420,31 @@ def test_a_lasting_blur_is_said_in_the_camera_status(tmp_path, cards_there):
     assert Recognizer.read < 30                     # most blurred frames were not read
 
 
+@pytest.mark.parametrize("size", [(640, 360), (640, 480), (1280, 720), (720, 1280)])
+def test_a_camera_sending_small_pictures_is_told_to_send_bigger_ones(tmp_path, size):
+    """Pictures under 720 lines (a phone app's or webcam's 640x480) are read, but the camera status
+    says they are too small and names their size, in every language; 1280x720 either way up is ok."""
+    from tableref.live import session as session_mod
+    from tableref.web.i18n import localize_table
+
+    class Recognizer:
+        def observe(self, image, t=0.0, sharpness=None, read_blurred=False):
+            return FrameObservation(t=t, width=image.shape[1], height=image.shape[0], cards=[], sharpness=1.0)
+
+    w, h = size
+    events = _watch_folder(tmp_path, [np.full((h, w, 3), 120, np.uint8)] * 4, Recognizer(), max_blur_seconds=60.0)
+    said = [e for e in events if e["type"] == "camera_status" and e["status"] in ("ok", "small")]
+    small = min(w, h) < session_mod.SMALL_PICTURE_SIDE
+    assert said and {e["status"] for e in said} == {"small" if small else "ok"}
+    if small:
+        assert said[0]["size"] == f"{w}×{h}" and f"{w}×{h}" in said[0]["message"]
+        for lang in ("en", "es", "ne"):
+            table = localize_table({"camera": {"status": "small", "source": str(tmp_path), "size": f"{w}×{h}"},
+                                    "events": said[:1]}, lang)
+            assert f"{w}×{h}" in table["camera"]["say"] and "1280×720" in table["camera"]["say"], lang
+            assert f"{w}×{h}" in table["events"][0]["say"], lang
+
+
 def test_frames_the_recogniser_declares_blurred_are_not_read_and_the_status_says_so(tmp_path):
     """A shaken camera: the recogniser declares its frames blurred (no cards, ``read`` False). The table
     keeps its card, the camera status says the picture is blurred, nothing is handed to the still

@@ -121,7 +121,9 @@ def say_camera(cam: dict, t) -> str:
         source = t("source_phone")
     elif source.isdigit():
         source = t("source_webcam", n=source)
-    return t("cam_say_" + status, source=source) if "cam_say_" + status in _keys(t) else t("cam_" + status)
+    size = str((cam or {}).get("size") or "")
+    return t("cam_say_" + status, source=source, size=size) if "cam_say_" + status in _keys(t) \
+        else t("cam_" + status)
 
 
 def _keys(t) -> set:
@@ -159,7 +161,8 @@ def say_event(e: dict, t) -> str:
         key = "ev_hand_end_winner" if e.get("winner") else "ev_hand_end_none"
     elif kind == "camera_status":
         f.update(status=t("cam_" + str(e.get("status"))),
-                 say=say_camera({"status": e.get("status"), "source": e.get("source", "")}, t))
+                 say=say_camera({"status": e.get("status"), "source": e.get("source", ""),
+                                  "size": e.get("size", "")}, t))
         key = "ev_camera_status"
     elif kind == "correction":
         f.update(track=e.get("track_id", ""), card=e.get("card") or t("not_a_card"), old=e.get("old") or "?")

@@ -66,6 +66,19 @@ BLUR_STATUS_SECONDS = 1.0
 # (which also looks "blurred" to a camera used to a full table) is then seen to be empty
 BLUR_PEEK_SECONDS = 0.5
 BLURRED_MESSAGE = "picture blurred: hold the camera still / check focus"
+# a camera whose pictures are smaller than this (their shorter side, pixels) is said to be too small:
+# as a 640x360 camera's feeds, the real fanned deal reads 44-46 of its 51 cards instead of 49-50 (soft:
+# 24-32 instead of 44-47), and wrong cards come through (the half-covered 6S as KS on a three-pack
+# table, QC as QS under defocus on either table: ``python scripts/bench_camera.py --only live
+# --feed-photos 0 --scale 0.5 [--game desmoche]``); the cards are read well from 1280x720 up
+SMALL_PICTURE_SIDE = 720
+
+
+def small_picture_message(width: int, height: int) -> str:
+    """The camera status's words for pictures of ``width`` x ``height``, smaller than the recogniser
+    reads well (``SMALL_PICTURE_SIDE``)."""
+    return (f"{width}×{height} pictures are too small to read every card: set the camera to 1280×720 "
+            f"or more")
 
 
 class SessionError(ValueError):
@@ -661,13 +674,20 @@ class TableSession:
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def _set_camera(self, status: str, message: str, t: float = 0.0) -> None:
+    def _set_camera(self, status: str, message: str, t: float = 0.0, size: str | None = None) -> None:
+        """The camera's status (ok, blurred, small, error, ...) and its message; ``size``: the
+        pictures' size in words ("640×360"), for a status that names it. A change is an event."""
         changed = (status != self._camera.get("status") or message != self._camera.get("message")
                    or self.source != self._camera.get("source"))
         self._camera.update(status=status, message=message, source=self.source)
+        if size is None:
+            self._camera.pop("size", None)
+        else:
+            self._camera["size"] = size
         if changed:
+            extra = {} if size is None else {"size": size}
             self._emit(make_event("camera_status", t, f"camera {status}: {message}", status=status,
-                                  message=message, source=self.source))
+                                  message=message, source=self.source, **extra))
 
     def _open_source(self):
         from tableref.vision.sources import SourceError, open_source
@@ -729,6 +749,9 @@ class TableSession:
                 if self._tracker is not None and self._tracker.blurred_for >= BLUR_STATUS_SECONDS \
                         and not self._nothing_read:     # a cleared table is not a blurred picture
                     self._set_camera("blurred", BLURRED_MESSAGE, frame.t)
+                elif frame.image is not None and min(frame.image.shape[:2]) < SMALL_PICTURE_SIDE:
+                    h, w = frame.image.shape[:2]
+                    self._set_camera("small", small_picture_message(w, h), frame.t, size=f"{w}×{h}")
                 else:
                     self._set_camera("ok", st.message if st.state == "ok" else "receiving frames", frame.t)
                 n += 1
