@@ -161,8 +161,7 @@ def say_event(e: dict, t) -> str:
         key = "ev_hand_end_winner" if e.get("winner") else "ev_hand_end_none"
     elif kind == "camera_status":
         f.update(status=t("cam_" + str(e.get("status"))),
-                 say=say_camera({"status": e.get("status"), "source": e.get("source", ""),
-                                  "size": e.get("size", "")}, t))
+                 say=say_camera(e, t))     # the event carries the camera's status, source and size
         key = "ev_camera_status"
     elif kind == "correction":
         f.update(track=e.get("track_id", ""), card=e.get("card") or t("not_a_card"), old=e.get("old") or "?")

@@ -74,11 +74,10 @@ BLURRED_MESSAGE = "picture blurred: hold the camera still / check focus"
 SMALL_PICTURE_SIDE = 720
 
 
-def small_picture_message(width: int, height: int) -> str:
-    """The camera status's words for pictures of ``width`` x ``height``, smaller than the recogniser
+def small_picture_message(size: str) -> str:
+    """The camera status's words for pictures of ``size`` ("640×360"), smaller than the recogniser
     reads well (``SMALL_PICTURE_SIDE``)."""
-    return (f"{width}×{height} pictures are too small to read every card: set the camera to 1280×720 "
-            f"or more")
+    return f"{size} pictures are too small to read every card: set the camera to 1280×720 or more"
 
 
 class SessionError(ValueError):
@@ -750,8 +749,8 @@ class TableSession:
                         and not self._nothing_read:     # a cleared table is not a blurred picture
                     self._set_camera("blurred", BLURRED_MESSAGE, frame.t)
                 elif frame.image is not None and min(frame.image.shape[:2]) < SMALL_PICTURE_SIDE:
-                    h, w = frame.image.shape[:2]
-                    self._set_camera("small", small_picture_message(w, h), frame.t, size=f"{w}×{h}")
+                    size = f"{frame.image.shape[1]}×{frame.image.shape[0]}"
+                    self._set_camera("small", small_picture_message(size), frame.t, size=size)
                 else:
                     self._set_camera("ok", st.message if st.state == "ok" else "receiving frames", frame.t)
                 n += 1
