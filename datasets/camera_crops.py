@@ -52,17 +52,25 @@ CLASS_NONE = "none"
 _STATE: dict = {}
 
 
-def degrade(img: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, str]:
-    """One camera condition on a whole 720p frame: (the frame, what was done)."""
+DEFOCUS_SHARE = 0.4               # the share of tables defocused; motion blur and a coarse sensor share the
+                                  # rest as 25 : 10 (the remaining quarter: only light, glare, noise, JPEG)
+
+
+def degrade(img: np.ndarray, rng: np.random.Generator,
+            defocus_share: float = DEFOCUS_SHARE) -> tuple[np.ndarray, str]:
+    """One camera condition on a whole 720p frame: (the frame, what was done). ``defocus_share``: the
+    share of frames defocused (σ 0.8-2.3 px); motion blur (3-8 px) and 640x360 take 25 and 10
+    hundredths of the rest over 0.6 (at the default 0.4: a quarter and a tenth of all frames)."""
     out, said = img, []
     kind = rng.random()
-    if kind < 0.4:
+    rest = (1.0 - defocus_share) / 0.6
+    if kind < defocus_share:
         s = float(rng.uniform(0.8, 2.3))
         out, said = ce.defocus(out, s), [f"defocus {s:.1f}"]
-    elif kind < 0.65:
+    elif kind < defocus_share + 0.25 * rest:
         n = float(rng.uniform(3.0, 8.0))
         out, said = ce.motion_blur(out, n, float(rng.uniform(0, 180))), [f"motion {n:.1f}"]
-    elif kind < 0.75:
+    elif kind < defocus_share + 0.35 * rest:
         out, said = ce.low_resolution(out, 0.5), ["640x360"]
     if rng.random() < 0.2:
         out = ce.glare(out, float(rng.uniform(0.03, 0.12)), rng, strength=float(rng.uniform(0.5, 1.0)))
@@ -107,7 +115,7 @@ def cut_from(rec, soft: np.ndarray, as_read: bool) -> np.ndarray:
 
 
 def _job(args):
-    out_dir, split, i, seed, decks, layouts, models, legible_p, wrong_as_none, as_read = args
+    out_dir, split, i, seed, decks, layouts, models, legible_p, wrong_as_none, as_read, defocus_share, skip_blurred = args
     from tableref.datasets.scenes import DeckPool, render_scene
     from tableref.vision.crops import index_crops
     from tableref.vision.recognition import CardRecognizer, camera_preset
@@ -119,12 +127,15 @@ def _job(args):
     rng = np.random.default_rng(seed)
     scene = render_scene(rng, _STATE["pool"], FRAME[0], FRAME[1], size=INDEX_PX, text_p=0.3,
                          layout_weights=layouts)
-    soft, _ = degrade(scene.image, rng)
+    soft, _ = degrade(scene.image, rng, defocus_share)
     boxes, _ = _STATE["rec"].find_indices(soft)
+    counts = {"card": 0, "none": 0, "unsure": 0, "illegible": 0, "wrong_none": 0, "blurred": 0}
+    if skip_blurred and _STATE["rec"].declared_blurred(soft, boxes.tolist()):
+        counts["blurred"] = 1           # a frame the recogniser declares blurred is never read: nothing to learn
+        return counts
     # the recogniser reads (finds, classifies) the degraded frame itself; the soft crops are cut from it
     # or from the picture the recogniser makes of it
     cut = cut_from(_STATE["rec"], soft, as_read)
-    counts = {"card": 0, "none": 0, "unsure": 0, "illegible": 0, "wrong_none": 0}
     picked, classes, between = [], [], []
     for b in boxes.tolist():
         c = _label_of(b, scene.indices)
@@ -168,7 +179,8 @@ def _job(args):
 
 def build(out: Path, scenes: int, val_scenes: int, seed: int, workers: int,
           layouts: dict[str, float] | None = None, models: str | None = None,
-          legible_p: float | str = LEGIBLE_P, wrong_as_none: float | None = None, as_read: bool = False) -> dict:
+          legible_p: float | str = LEGIBLE_P, wrong_as_none: float | None = None, as_read: bool = False,
+          defocus_share: float = DEFOCUS_SHARE, skip_blurred: bool = False) -> dict:
     """Render, degrade and cut ``scenes`` training and ``val_scenes`` validation tables into ``out``.
     ``layouts``: the scene layouts' weights (``datasets.scenes.LAYOUTS`` names; default ``LAYOUTS``);
     ``models``: the recogniser that finds the boxes and judges legibility (default the committed one);
@@ -176,7 +188,8 @@ def build(out: Path, scenes: int, val_scenes: int, seed: int, workers: int,
     (``"best"``: where the card is the sharp crop's best reading); ``wrong_as_none``: a left-out
     box's soft crop read as another card at least this surely is kept as ``none``; ``as_read``: the soft
     crops are cut from the picture the recogniser reads (glare taken off, a soft frame sharpened), not
-    from the degraded frame itself."""
+    from the degraded frame itself; ``defocus_share``: the share of tables defocused (:func:`degrade`);
+    ``skip_blurred``: a table whose degraded frame the recogniser declares blurred (shaken) gives no crops."""
     from tqdm import tqdm
 
     from tableref.datasets import decks as decks_mod
@@ -197,16 +210,19 @@ def build(out: Path, scenes: int, val_scenes: int, seed: int, workers: int,
             (cls / split / c).mkdir(parents=True, exist_ok=True)
     base = seed * 1_000_003
     layouts = dict(LAYOUTS if layouts is None else layouts)
-    jobs = [(cls, "train", i, base + i, names, layouts, models, legible_p, wrong_as_none, as_read) for i in range(scenes)]
-    jobs += [(cls, "val", i, base + 500_000 + i, names, layouts, models, legible_p, wrong_as_none, as_read) for i in range(val_scenes)]
-    t0, total = time.time(), {"card": 0, "none": 0, "unsure": 0, "illegible": 0, "wrong_none": 0}
+    jobs = [(cls, "train", i, base + i, names, layouts, models, legible_p, wrong_as_none, as_read,
+             defocus_share, skip_blurred) for i in range(scenes)]
+    jobs += [(cls, "val", i, base + 500_000 + i, names, layouts, models, legible_p, wrong_as_none,
+              as_read, defocus_share, skip_blurred) for i in range(val_scenes)]
+    t0, total = time.time(), {"card": 0, "none": 0, "unsure": 0, "illegible": 0, "wrong_none": 0, "blurred": 0}
     ctx = mp.get_context("fork")
     with ctx.Pool(workers) as p:
         for r in tqdm(p.imap_unordered(_job, jobs, chunksize=2), total=len(jobs), desc="camera scenes"):
             for k, v in r.items():   # noqa: B007
                 total[k] += v
     recipe = {"seed": seed, "scenes": scenes, "val_scenes": val_scenes, "frame": FRAME, "index_px": INDEX_PX,
-              "layouts": layouts, "legible_p": legible_p, "wrong_as_none": wrong_as_none, "as_read": as_read, "models": str(models or "committed"), "decks": names, "boxes": total, "seconds": round(time.time() - t0, 1)}
+              "layouts": layouts, "legible_p": legible_p, "wrong_as_none": wrong_as_none, "as_read": as_read, "defocus_share": defocus_share,
+              "skip_blurred": skip_blurred, "models": str(models or "committed"), "decks": names, "boxes": total, "seconds": round(time.time() - t0, 1)}
     (Path(out) / "camera_crops.json").write_text(json.dumps(recipe, indent=1))
     return recipe
 
@@ -230,6 +246,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--as-read", action="store_true",
                    help="cut the soft crops from the picture the recogniser reads (a lamp's glare taken off, a soft "
                         "frame sharpened), not from the degraded frame itself")
+    p.add_argument("--defocus-share", type=float, default=DEFOCUS_SHARE, metavar="S",
+                   help=f"the share of tables defocused (default {DEFOCUS_SHARE}); motion blur and 640x360 share the rest")
+    p.add_argument("--skip-blurred", action="store_true",
+                   help="give no crops from a table whose degraded frame the recogniser declares blurred (it never reads one)")
 
 
 def run_from_args(a) -> int:
@@ -262,19 +282,22 @@ def run_from_args(a) -> int:
     if a.wrong_as_none is not None and not 0.0 <= a.wrong_as_none <= 1.0:
         print(f"error: --wrong-as-none {a.wrong_as_none}: give a probability 0..1", file=sys.stderr)
         return 2
+    if not 0.0 <= a.defocus_share <= 1.0:
+        print(f"error: --defocus-share {a.defocus_share}: give a share 0..1", file=sys.stderr)
+        return 2
     if a.models and not Path(a.models).is_dir():
         print(f"error: --models {a.models}: no such folder", file=sys.stderr)
         return 2
     try:
         r = build(Path(a.out), a.scenes, a.val_scenes, a.seed, a.workers, layouts, a.models, legible,
-                  a.wrong_as_none, a.as_read)
+                  a.wrong_as_none, a.as_read, a.defocus_share, a.skip_blurred)
     except (RuntimeError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     b = r["boxes"]
     print(f"wrote {a.out}: {b['card']} card and {b['none']} none boxes (each cut soft and sharp), {b['unsure']} "
           f"left out, {b['illegible']} soft crops of cards the sharp picture does not show left out, {b['wrong_none']} misread half-seen "
-          f"crops kept as none, {r['seconds']} s")
+          f"crops kept as none, {b['blurred']} tables declared blurred left out, {r['seconds']} s")
     return 0
 
 

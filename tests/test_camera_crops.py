@@ -77,10 +77,27 @@ def test_soft_crops_can_be_cut_from_the_picture_the_recogniser_reads(tmp_path, m
     seen = []
 
     def build(*args):
-        seen.append(args[-1])
+        seen.append(args[9:])       # as_read, defocus_share, skip_blurred
         raise RuntimeError("only the arguments are looked at")
 
     monkeypatch.setattr(camera_crops, "build", build)
     assert camera_crops.main(["--out", str(tmp_path / "o"), "--as-read"]) == 1
-    assert camera_crops.main(["--out", str(tmp_path / "o")]) == 1
-    assert seen == [True, False]
+    assert camera_crops.main(["--out", str(tmp_path / "o"), "--defocus-share", "0.6", "--skip-blurred"]) == 1
+    assert seen == [(True, camera_crops.DEFOCUS_SHARE, False), (False, 0.6, True)]
+
+
+def test_the_share_of_defocused_tables_is_a_choice():
+    img = np.full((72, 128, 3), 128, np.uint8)
+    said = [camera_crops.degrade(img, np.random.default_rng(k), share)[1] for share in (1.0, 0.0) for k in range(40)]
+    assert all(w.startswith("defocus") for w in said[:40])
+    assert not any(w.startswith("defocus") for w in said[40:])
+    assert any(w.startswith("motion") for w in said[40:]) and any(w.startswith("640x360") for w in said[40:])
+    # the default share keeps the conditions drawn as before for a seed
+    assert camera_crops.degrade(img, np.random.default_rng(3))[1] == camera_crops.degrade(
+        img, np.random.default_rng(3), 0.4)[1]
+
+
+def test_a_bad_defocus_share_is_a_clear_error(tmp_path, capsys):
+    assert camera_crops.main(["--out", str(tmp_path / "o"), "--defocus-share", "1.5"]) == 2
+    assert "--defocus-share 1.5" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

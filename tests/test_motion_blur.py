@@ -71,6 +71,14 @@ def test_a_shaken_frame_is_declared_blurred_and_not_read(table, camera):
     assert forced.read and forced.cards
 
 
+def test_the_training_crops_ask_whether_a_frame_would_be_declared_blurred(table, camera):
+    boxes, _ = camera.find_indices(table)
+    assert len(boxes) >= 6 and not camera.declared_blurred(table, boxes)
+    shaken = ce.motion_blur(table, 9.0, 30.0)
+    assert camera.declared_blurred(shaken, camera.find_indices(shaken)[0])
+    assert not camera.declared_blurred(shaken, boxes[:3])        # too few indices to measure
+
+
 def test_a_photo_is_never_declared_blurred(table):
     photo = CardRecognizer(config=photo_preset())
     photo.recognize(ce.motion_blur(table, 9.0, 30.0))

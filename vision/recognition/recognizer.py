@@ -152,14 +152,25 @@ class CardRecognizer:
         """Whether the frame's index boxes are blurred along one direction by more than
         ``max_motion_blur`` of their median height, and by ``MOTION_MIN_PX`` at least (recorded in
         ``frame.stats``)."""
-        limit = self.config.max_motion_blur
-        if limit <= 0.0 or len(readings) < MOTION_MIN_INDICES:
-            return False
-        boxes = [r.box for r in readings]
-        blur = motion_blur(frame.image, boxes)
-        frame.stats.motion_blur = blur
-        frame.stats.blurred = blur > max(MOTION_MIN_PX, limit * float(np.median([b[3] - b[1] for b in boxes])))
+        blur, frame.stats.blurred = self._motion(frame.image, [r.box for r in readings])
+        if blur is not None:
+            frame.stats.motion_blur = blur
         return frame.stats.blurred
+
+    def _motion(self, image: np.ndarray, boxes: list) -> tuple[float | None, bool]:
+        """(the blur along one direction measured inside ``boxes``, or None where not measured; whether
+        that declares the picture blurred: ``max_motion_blur`` of the boxes' median height, and
+        ``MOTION_MIN_PX`` at least)."""
+        limit = self.config.max_motion_blur
+        if limit <= 0.0 or len(boxes) < MOTION_MIN_INDICES:
+            return None, False
+        blur = motion_blur(image, boxes)
+        return blur, blur > max(MOTION_MIN_PX, limit * float(np.median([b[3] - b[1] for b in boxes])))
+
+    def declared_blurred(self, image: np.ndarray, boxes: list) -> bool:
+        """Whether a frame whose indices lie at ``boxes`` (source pixels, as :meth:`find_indices` gives
+        them) would be declared blurred and not read (the training crops leave such frames out)."""
+        return self._motion(self._frame(image).image, [list(map(float, b)) for b in boxes])[1]
 
     def warmup(self, frame_size: tuple[int, int] | None = None) -> None:
         """One run of each model on blank input (the first ONNX Runtime run is slow).
