@@ -11,7 +11,7 @@ pytest.importorskip("onnx")
 from tableref.cli import main  # noqa: E402
 from tableref.training.classifier import MODELS  # noqa: E402
 
-CHECKPOINT = MODELS / "checkpoints" / "classifier_cls_c1_best.pt"
+CHECKPOINT = MODELS / "checkpoints" / "classifier_cls_c2a_best.pt"
 
 
 def _sha(path) -> str:
@@ -52,3 +52,34 @@ def test_export_into_the_models_folder_itself_is_refused(capsys):
         pytest.skip("the shipped classifier's checkpoint is not here")
     assert main(["train", "export", "classifier", "--weights", str(CHECKPOINT), "--into", str(MODELS)]) == 2
     assert "--into names the models folder" in capsys.readouterr().err
+
+
+def test_two_checkpoints_are_averaged_by_a_share_of_each(tmp_path, capsys):
+    import torch
+
+    from tableref.training.classifier import build_net
+
+    def save(net, path):
+        torch.save({"model": net.state_dict(), "opt": {}, "epochs": 1}, path)
+        return path
+
+    torch.manual_seed(0)
+    a, b = build_net(head="spatial"), build_net(head="spatial")
+    pa, pb = save(a, tmp_path / "a.pt"), save(b, tmp_path / "b.pt")
+    out = tmp_path / "avg.pt"
+    assert main(["train", "average", str(pa), str(pb), "--share", "0.75", "--out", str(out)]) == 0
+    mixed = torch.load(out, weights_only=False)
+    assert "opt" not in mixed and mixed["averaged"]["share"] == 0.75
+    for k, w in mixed["model"].items():
+        if w.is_floating_point():
+            assert torch.allclose(w, 0.25 * a.state_dict()[k] + 0.75 * b.state_dict()[k], atol=1e-6), k
+    # a share outside 0..1, another network, a missing file: clear errors, nothing written
+    capsys.readouterr()
+    assert main(["train", "average", str(pa), str(pb), "--share", "1.5", "--out", str(tmp_path / "x.pt")]) == 2
+    assert "0..1" in capsys.readouterr().err
+    pc = save(build_net(head="spatial", widths=(12, 16, 24, 32, 48, 64)), tmp_path / "c.pt")
+    assert main(["train", "average", str(pa), str(pc), "--out", str(tmp_path / "x.pt")]) == 2
+    assert "not the same network" in capsys.readouterr().err
+    assert main(["train", "average", str(pa), str(tmp_path / "none.pt"), "--out", str(tmp_path / "x.pt")]) == 1
+    assert "not found" in capsys.readouterr().err
+    assert not (tmp_path / "x.pt").exists()

@@ -103,6 +103,14 @@ def register(subparsers) -> None:
                    help="classifier: write it into a copy of the models folder at DIR (made if missing) "
                         "instead of models/: a candidate to read with --models DIR")
     e.set_defaults(func=_export)
+    v = tsub.add_parser("average", help="average the weights of two classifier checkpoints of one chain",
+                        description="Write a classifier checkpoint whose weights are (1 - SHARE) of FIRST's and "
+                                    "SHARE of SECOND's (a net fine-tuned from another, averaged with its start).")
+    v.add_argument("first", help="a classifier checkpoint (e.g. the one SECOND was fine-tuned from)")
+    v.add_argument("second", help="a classifier checkpoint of the same widths and head")
+    v.add_argument("--share", type=float, default=0.5, help="SECOND's share of the weights, 0..1 (default 0.5)")
+    v.add_argument("--out", required=True, help="the checkpoint to write (export it with `train export classifier --weights`)")
+    v.set_defaults(func=_average)
     t.set_defaults(func=lambda a: (t.print_help(), 0)[1])
 
 
@@ -177,6 +185,23 @@ def _train_classifier(a) -> int:
                                 distill=a.distill, camera=a.camera_effects, teacher_reads=a.teacher_reads,
                                 export=not a.no_export)
     return _run_training(a, train)
+
+
+def _average(a) -> int:
+    if not _need_train_extra():
+        return 1
+    from tableref.training.classifier import average_checkpoints
+
+    for w in (a.first, a.second):
+        if not Path(w).exists():
+            print(f"error: checkpoint {w} not found", file=sys.stderr)
+            return 1
+    try:
+        print(average_checkpoints(a.first, a.second, a.share, a.out))
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _export(a) -> int:

@@ -175,6 +175,30 @@ def load_weights(net, path_or_state) -> None:
     net.load_state_dict(state)
 
 
+def average_checkpoints(first, second, share: float, out) -> Path:
+    """Write to ``out`` a checkpoint whose weights are ``1 - share`` of ``first``'s and ``share`` of
+    ``second``'s (the rest of the checkpoint: ``second``'s), and return ``out``. Two runs of one
+    chain (a net fine-tuned from another) averaged so keep much of what each reads well: the
+    fine-tuned net's new conditions and its start's photos. ValueError: the two nets differ in shape,
+    or ``share`` is outside 0..1."""
+    import torch
+
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"the share must be 0..1, not {share}")
+    a = torch.load(first, map_location="cpu", weights_only=False)
+    b = torch.load(second, map_location="cpu", weights_only=False)
+    sa, sb = a["model"], b["model"]
+    if sa.keys() != sb.keys() or any(sa[k].shape != sb[k].shape for k in sa):
+        raise ValueError(f"{first} and {second} are not the same network (widths or head differ)")
+    mixed = {k: ((1.0 - share) * sa[k].double() + share * sb[k].double()).to(sb[k].dtype)
+             if sb[k].is_floating_point() else sb[k] for k in sb}
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({**{k: v for k, v in b.items() if k not in ("opt", "sched")}, "model": mixed,
+                "averaged": {"first": str(first), "second": str(second), "share": share}}, out)
+    return out
+
+
 def load_classifier(path):
     """A network with the head of the checkpoint at ``path``, its weights loaded."""
     state = read_state(path)
