@@ -12,8 +12,10 @@ again in every frame, so the looks are combined per position, never per label:
   other label has at most ``1 / DECISIVE`` of its summed confidence, over its clear looks and
   over all its looks, and every other label is read in at most ``1 / DECISIVE`` as many looks as it
   (a suit read one way surely and the other way unsurely, look after look, is not settled: the
-  unsure looks weigh by their number, not only by their low confidence); a label once decided
-  keeps it while it leads by ``KEEP`` on all three. A look whose own ink contradicts it (a
+  unsure looks weigh by their number, not only by their low confidence), and the other suits of
+  its rank, together, have at most ``1 / DECISIVE`` of its confidence and of its looks (a soft
+  picture confuses suits: a 9C read 9S in most looks, 9D in some and 9C in a few, is not a spade);
+  a label once decided keeps it while it leads by ``KEEP`` on all of these. A look whose own ink contradicts it (a
   black 9C read 9D: the suit is not legible there) counts against every label, its own included:
   the label must have ``DECISIVE`` times as many looks, and as much confidence, as those. A
   position read 8C in some looks and 8H in others is **unread** (shown to the host with its
@@ -97,6 +99,14 @@ class CardEvidence:
             if (need * self.clear.get(lab, 0.0) > mine_clear or need * sup > mine_support
                     or need * self.seen.get(lab, 0.0) > mine_seen):
                 return ""
+        # the suit is what a soft picture confuses: the other suits of its rank, together, must not
+        # be read in a third as many looks either (9S read clearly in some looks, 9D and 9C unsure
+        # in others, is not settled as a spade)
+        rank = best[:-1]
+        others = [lab for lab in self.support if lab != best and lab[:-1] == rank]
+        if len(others) > 1 and (need * sum(self.support[lab] for lab in others) > mine_support
+                                or need * sum(self.seen.get(lab, 0.0) for lab in others) > mine_seen):
+            return ""
         return best
 
     def candidates(self, n: int = CANDIDATES) -> list[str]:
