@@ -11,7 +11,7 @@ pytest.importorskip("onnx")
 from tableref.cli import main  # noqa: E402
 from tableref.training.classifier import MODELS  # noqa: E402
 
-CHECKPOINT = MODELS / "checkpoints" / "classifier_cls_c2a_best.pt"
+CHECKPOINT = MODELS / "checkpoints" / "classifier_cls_c1_best.pt"
 
 
 def _sha(path) -> str:
