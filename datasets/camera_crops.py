@@ -114,6 +114,11 @@ def cut_from(rec, soft: np.ndarray, as_read: bool) -> np.ndarray:
     return rec.picture(soft) if as_read else soft
 
 
+def _no_boxes() -> dict[str, int]:
+    """The counts a table's crops are told by (a job's, and the whole set's): none yet."""
+    return {"card": 0, "none": 0, "unsure": 0, "illegible": 0, "wrong_none": 0, "blurred": 0}
+
+
 def _job(args):
     out_dir, split, i, seed, decks, layouts, models, legible_p, wrong_as_none, as_read, defocus_share, skip_blurred = args
     from tableref.datasets.scenes import DeckPool, render_scene
@@ -129,7 +134,7 @@ def _job(args):
                          layout_weights=layouts)
     soft, _ = degrade(scene.image, rng, defocus_share)
     boxes, _ = _STATE["rec"].find_indices(soft)
-    counts = {"card": 0, "none": 0, "unsure": 0, "illegible": 0, "wrong_none": 0, "blurred": 0}
+    counts = _no_boxes()
     if skip_blurred and _STATE["rec"].declared_blurred(soft, boxes.tolist()):
         counts["blurred"] = 1           # a frame the recogniser declares blurred is never read: nothing to learn
         return counts
@@ -214,7 +219,7 @@ def build(out: Path, scenes: int, val_scenes: int, seed: int, workers: int,
              defocus_share, skip_blurred) for i in range(scenes)]
     jobs += [(cls, "val", i, base + 500_000 + i, names, layouts, models, legible_p, wrong_as_none,
               as_read, defocus_share, skip_blurred) for i in range(val_scenes)]
-    t0, total = time.time(), {"card": 0, "none": 0, "unsure": 0, "illegible": 0, "wrong_none": 0, "blurred": 0}
+    t0, total = time.time(), _no_boxes()
     ctx = mp.get_context("fork")
     with ctx.Pool(workers) as p:
         for r in tqdm(p.imap_unordered(_job, jobs, chunksize=2), total=len(jobs), desc="camera scenes"):

@@ -50,31 +50,27 @@ def test_a_suit_read_unsurely_look_after_look_keeps_the_position_unread():
     assert sorted(ev.candidates()) == ["9D", "9S"]
 
 
+def _nine_of_spades_among(others):
+    """Four rounds of looks at one card: the three ``others`` read unsure, then 9S clearly, unsure,
+    at photo quality and clearly again."""
+    ev = CardEvidence()
+    for _ in range(4):
+        for label, conf in zip(others, (0.22, 0.25, 0.3)):
+            ev.add(label, conf, clear=False)
+        ev.add("9S", 0.5)
+        ev.add("9S", 0.4, clear=False)
+        ev.add("9S", 0.7, weight=PHOTO_WEIGHT)
+        ev.add("9S", 0.45)
+    return ev
+
+
 def test_the_other_suits_of_a_rank_together_keep_a_suit_unsettled():
     # the real fan, defocused (feed seed 1000): a 9C read 9S in most looks and at photo quality,
     # 9D unsure in some and 9C in a few: neither 9D nor 9C alone has a third of the 9S looks, together
     # they have; the suit is what the soft picture cannot tell
-    ev = CardEvidence()
-    for _ in range(4):
-        ev.add("9D", 0.22, clear=False)
-        ev.add("9D", 0.25, clear=False)
-        ev.add("9C", 0.3, clear=False)
-        ev.add("9S", 0.5)
-        ev.add("9S", 0.4, clear=False)
-        ev.add("9S", 0.7, weight=PHOTO_WEIGHT)
-        ev.add("9S", 0.45)
-    assert ev.label == ""
+    assert _nine_of_spades_among(("9D", "9D", "9C")).label == ""
     # ... while other ranks read now and then (a neighbour's index) do not pool against it
-    ev = CardEvidence()
-    for _ in range(4):
-        ev.add("6D", 0.22, clear=False)
-        ev.add("8D", 0.25, clear=False)
-        ev.add("10C", 0.3, clear=False)
-        ev.add("9S", 0.5)
-        ev.add("9S", 0.4, clear=False)
-        ev.add("9S", 0.7, weight=PHOTO_WEIGHT)
-        ev.add("9S", 0.45)
-    assert ev.label == "9S"
+    assert _nine_of_spades_among(("6D", "8D", "10C")).label == "9S"
 
 
 def test_a_label_its_own_ink_contradicts_look_after_look_is_not_kept():
