@@ -113,3 +113,22 @@ def test_a_card_swapped_in_place_is_read_afresh():
     for _ in range(25):
         ev.add("6H", 0.9)
     assert ev.label == "6H"
+
+
+def test_a_card_with_a_twin_beside_counts_only_its_sure_looks_those_before_included():
+    """A card of its label beside it in a picture that lost its fine print (``vision.twins``): the
+    half-covered 6S read KS 0.45-0.6 look after look is unread from then on, its earlier looks too,
+    until a look as sure as TWIN_SURE; the card beside it, read surely, keeps its label."""
+    from tableref.vision.twins import TWIN_SURE
+
+    six = looks(*[("KS", 0.45 + 0.05 * (k % 4)) for k in range(12)])
+    assert six.label == "KS"
+    six.doubt_twin()
+    assert six.label == ""
+    six.add("KS", 0.5)
+    assert six.label == ""
+    six.add("KS", TWIN_SURE + 0.05)
+    assert six.label == "KS"
+    king = looks(*[("KS", 0.72)] * 6 + [("KS", 0.55)] * 3)
+    king.doubt_twin()
+    assert king.label == "KS"

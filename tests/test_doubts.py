@@ -119,28 +119,28 @@ SIX_OF_SPADES_INDEX = (848.0, 245.0, 868.0, 283.0)
 
 
 def test_a_label_read_twice_side_by_side_unsurely_in_a_soft_picture_is_doubted_on_several_packs():
-    from tableref.vision.recognition.confidence import TWIN_SURE
+    from tableref.vision.twins import TWIN_SURE
 
     several = camera_preset(several_packs=True)
     ks, phantom = lone("KS", 0.57, KS_INDEX), lone("KS", 0.55, SIX_OF_SPADES_INDEX)
-    sure, unsure = split_cards([ks, phantom], several, set(), soft=True)
+    sure, unsure = split_cards([ks, phantom], several, set(), coarse=True)
     assert sure == [] and {id(c) for c in unsure} == {id(ks), id(phantom)}
     # a sharp picture: identical cards side by side may be read as unsurely (three packs hold them)
-    assert {id(c) for c in split_cards([ks, phantom], several, set(), soft=False)[0]} == {id(ks), id(phantom)}
+    assert {id(c) for c in split_cards([ks, phantom], several, set(), coarse=False)[0]} == {id(ks), id(phantom)}
     # one pack: the label read at two places is the one-pack rule's (read about as surely: neither)
-    assert split_cards([ks, phantom], camera_preset(one_pack=True), set(), soft=True)[0] == []
+    assert split_cards([ks, phantom], camera_preset(one_pack=True), set(), coarse=True)[0] == []
     # read surely, a card stands beside an unsure reading of its label, which is doubted
     sure_ks = lone("KS", TWIN_SURE + 0.1, KS_INDEX)
-    sure, unsure = split_cards([sure_ks, phantom], several, set(), soft=True)
+    sure, unsure = split_cards([sure_ks, phantom], several, set(), coarse=True)
     assert sure == [sure_ks] and unsure == [phantom]
     # two sure readings side by side are two cards
     both = [sure_ks, lone("KS", TWIN_SURE + 0.05, SIX_OF_SPADES_INDEX)]
-    assert len(split_cards(both, several, set(), soft=True)[0]) == 2
+    assert len(split_cards(both, several, set(), coarse=True)[0]) == 2
 
 
 def test_a_label_read_unsurely_at_two_places_apart_is_two_cards_on_several_packs():
     ks, other = lone("KS", 0.55, KS_INDEX), lone("KS", 0.5, (700.0, 241.0, 720.0, 279.0))    # 5 widths apart
-    assert len(split_cards([ks, other], camera_preset(several_packs=True), set(), soft=True)[0]) == 2
+    assert len(split_cards([ks, other], camera_preset(several_packs=True), set(), coarse=True)[0]) == 2
 
 
 def test_a_table_of_several_packs_measures_how_soft_its_camera_is():

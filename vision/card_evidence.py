@@ -20,7 +20,11 @@ again in every frame, so the looks are combined per position, never per label:
   the label must have ``DECISIVE`` times as many looks, and as much confidence, as those. A
   position read 8C in some looks and 8H in others is **unread** (shown to the host with its
   candidates) until the evidence is decisive or the host says what it is;
-* old looks fade (``decay`` per look), so a card swapped in place is read afresh.
+* old looks fade (``decay`` per look), so a card swapped in place is read afresh;
+* a card with a **twin beside** it (``twin_beside``: on a table of several packs, in a picture that
+  lost its fine print, a card of its label lies beside it, ``vision.twins``) counts only its looks
+  of at least ``TWIN_SURE`` as clear: the half-covered 6S beside the KS, read KS 0.35-0.63 look
+  after look, stays unread, and the KS itself counts from its surer looks.
 
 Keeping a card read clearly in one look of five raised the share of real fanned cards read
 from 0.909 to 0.944 with no wrong label, where a majority vote over the looks gave 0.907: one
@@ -29,6 +33,8 @@ clear look is enough, a contradicted one never is.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from tableref.vision.twins import TWIN_SURE
 
 CLEAR_CONFIDENCE = 0.35     # a look this sure counts as a clear reading (the recogniser's card threshold)
 DECISIVE = 3.0              # the label must have this many times the summed confidence of any other
@@ -53,10 +59,12 @@ class CardEvidence:
     decay: float = 0.97
     support: dict[str, float] = field(default_factory=dict)   # summed confidence per label
     clear: dict[str, float] = field(default_factory=dict)     # summed confidence of the clear looks per label
+    sure: dict[str, float] = field(default_factory=dict)      # ... of the clear looks of at least TWIN_SURE
     seen: dict[str, float] = field(default_factory=dict)      # looks per label (faded as the confidence)
     inked: float = 0.0          # summed confidence of the looks their ink contradicts (faded)
     inked_seen: float = 0.0     # ... and their number (faded)
     looks: int = 0
+    twin_beside: bool = False   # a card of its label lies beside it in a soft or small picture: sure looks only
 
     def add(self, label: str, confidence: float, weight: float = 1.0, clear: bool = True,
             wrong_ink: bool = False) -> None:
@@ -66,7 +74,7 @@ class CardEvidence:
         as a clear look; ``wrong_ink``: the look's ink says its suit's colour is wrong, so it weighs
         against its own label too)."""
         if self.decay < 1.0:
-            for d in (self.support, self.clear, self.seen):
+            for d in (self.support, self.clear, self.sure, self.seen):
                 for k in d:
                     d[k] *= self.decay
             self.inked *= self.decay
@@ -79,24 +87,34 @@ class CardEvidence:
         self.seen[label] = self.seen.get(label, 0.0) + weight
         if clear and confidence >= CLEAR_CONFIDENCE:
             self.clear[label] = self.clear.get(label, 0.0) + weight * confidence
+        if clear and confidence >= TWIN_SURE:
+            self.sure[label] = self.sure.get(label, 0.0) + weight * confidence
         self.looks += 1
         self.label = self._decide()
+
+    def doubt_twin(self) -> None:
+        """A card of its label lies beside it in a picture that lost its fine print: from now on only
+        its looks of at least ``TWIN_SURE`` are clear ones (those before included)."""
+        if not self.twin_beside:
+            self.twin_beside = True
+            self.label = self._decide()
 
     label: str = ""             # the label the evidence decides, ``""`` while unread (see :meth:`add`)
 
     def _decide(self) -> str:
         """The label that leads decisively (or, once decided, still leads by ``KEEP``), else ``""``."""
-        best = max(self.clear, key=self.clear.get, default=None)
-        if best is None or self.clear[best] <= 0.0:
+        clear = self.sure if self.twin_beside else self.clear
+        best = max(clear, key=clear.get, default=None)
+        if best is None or clear[best] <= 0.0:
             return ""
         need = KEEP if best == self.label else DECISIVE
-        mine_clear, mine_support, mine_seen = self.clear[best], self.support.get(best, 0.0), self.seen.get(best, 0.0)
+        mine_clear, mine_support, mine_seen = clear[best], self.support.get(best, 0.0), self.seen.get(best, 0.0)
         if need * self.inked > mine_support or need * self.inked_seen > mine_seen:
             return ""
         for lab, sup in self.support.items():
             if lab == best:
                 continue
-            if (need * self.clear.get(lab, 0.0) > mine_clear or need * sup > mine_support
+            if (need * clear.get(lab, 0.0) > mine_clear or need * sup > mine_support
                     or need * self.seen.get(lab, 0.0) > mine_seen):
                 return ""
         # the suit is what a soft picture confuses: the other suits of its rank, together, must not

@@ -91,6 +91,7 @@ from tableref.vision.layout import (
     piles,
 )
 from tableref.vision.table_state import SeatState, StableTable, TableCard
+from tableref.vision.twins import TWIN_SURE, side_by_side, small_picture
 from tableref.vision.types import DetectedCard, FrameObservation
 from tableref.vision.zones import TableZones
 
@@ -160,6 +161,7 @@ class Track:
     still_since: float = 0.0            # frame time since when it has lain where it lies
     photo_t: float | None = None        # frame time of the last photo-quality look at it (add_photo_readings)
     own_indices: list = field(default_factory=list)   # (box, frame time) of its corner indices seen whole
+    indices: list = field(default_factory=list)       # the index boxes its last look read (vision.twins)
 
     def own_index(self, box, t: float) -> bool:
         """Whether ``box`` is one of its own corner indices (``OWN_INDEX_IOU``), as it was seen whole
@@ -275,7 +277,8 @@ class TableTracker:
                  smooth: float = 0.5,
                  gap_frac: float = GAP_FRAC,
                  row_frac: float = ROW_FRAC,
-                 min_meld_size: int = 2):
+                 min_meld_size: int = 2,
+                 several_packs: bool = False):
         self.zones = zones
         self.stable_seconds = stable_seconds
         self.min_hits = min_hits
@@ -296,6 +299,9 @@ class TableTracker:
         self.gap_frac = gap_frac
         self.row_frac = row_frac
         self.min_meld_size = min_meld_size
+        # a table of several packs: in a picture that lost its fine print, a look reading the label of
+        # a card followed beside it, unsurely, is an unsure look (``vision.twins``)
+        self.several_packs = several_packs
         self.reset()
 
     # ---- public -------------------------------------------------------------------------
@@ -310,6 +316,8 @@ class TableTracker:
         self._blur_since: float | None = None
         self._ids = itertools.count(1)
         self._last_t: float | None = None
+        self._coarse = False                # the last frame lost its fine print (soft or small: vision.twins)
+        self._labelled: dict[str, list[Track]] = {}     # the tracks of each label, as the frame began
         # per zone (a seat's index, "centre", "outside"): its state waiting to be published
         self._zone_pending: dict = {}
         self._published: StableTable | None = None
@@ -339,6 +347,8 @@ class TableTracker:
 
         dets = [d for d in obs.cards if d.confidence >= self.min_confidence]
         sharp = self._is_sharp(float(obs.sharpness), read=obs.read)
+        self._coarse = bool(obs.soft) or (frame_size is not None and small_picture(*frame_size))
+        self._index_labels()
         self._update_card_ref(dets)
         matches, unmatched_dets, unmatched_tracks = self._match(dets)
         matched_weak: set[int] = set()
@@ -517,6 +527,7 @@ class TableTracker:
         find stays unknown (a card seen once, in a frame that is already old, may be gone)."""
         x1, y1, x2, y2 = region
         dets = [d for d in cards if d.confidence >= self.min_confidence]
+        self._index_labels()
         for ti, di in self._match_by_place(dets):
             tr, d = self.tracks[ti], dets[di]
             self._look(tr, d, weight=PHOTO_WEIGHT)
@@ -765,9 +776,35 @@ class TableTracker:
 
     def _look(self, tr: Track, d: DetectedCard, clear: bool = True, weight: float = 1.0) -> None:
         """One fresh look ``d`` at ``tr`` into its evidence (older looks faded by ``vote_decay``;
-        ``clear`` False: an unsure reading; ``weight``: PHOTO_WEIGHT for a photo-quality look)."""
+        ``clear`` False: an unsure reading; ``weight``: PHOTO_WEIGHT for a photo-quality look). On a
+        table of several packs, in a picture that lost its fine print, a look reading under
+        ``TWIN_SURE`` the label of another card followed beside it leaves the card only its sure looks
+        as clear ones (:meth:`_twin_beside`, ``CardEvidence.doubt_twin``)."""
+        indices = list(d.indices) or ([d.box] if self._is_partial(d) else [])
+        if indices:
+            tr.indices = indices
         tr.evidence.decay = self.vote_decay
         tr.evidence.add(d.card, d.confidence, weight=weight, clear=clear, wrong_ink=d.wrong_ink)
+        if self._twin_beside(tr, d, indices):
+            tr.evidence.doubt_twin()
+
+    def _twin_beside(self, tr: Track, d: DetectedCard, indices: list) -> bool:
+        """Whether ``d``, a look at ``tr`` through its ``indices``, reads under ``TWIN_SURE`` the label of
+        another card followed with an index beside them, on a table of several packs in a soft or
+        small picture (``vision.twins``: the half-covered 6S beside the KS read KS, in the frames where
+        the KS itself is read otherwise or not at all)."""
+        if not (self.several_packs and self._coarse and indices) or d.confidence >= TWIN_SURE:
+            return False
+        return any(o is not tr and o.label == d.card and o.indices and side_by_side(indices, o.indices)
+                   for o in self._labelled.get(d.card, ()))
+
+    def _index_labels(self) -> None:
+        """The tracks of each label (:meth:`_twin_beside` asks for one label's, not every track's)."""
+        self._labelled = {}
+        if self.several_packs and self._coarse:
+            for tr in self.tracks:
+                if tr.label:
+                    self._labelled.setdefault(tr.label, []).append(tr)
 
     def _vote(self, tr: Track, d: DetectedCard) -> None:
         if d.fresh:

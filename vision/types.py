@@ -64,3 +64,6 @@ class FrameObservation:
     unsure: list[DetectedCard] = field(default_factory=list)
     # False when the frame was too blurred to read at all: its empty ``cards`` say nothing of the table
     read: bool = True
+    # the recogniser measured the picture soft (out of focus, ``recognition.images.is_soft``): with a
+    # small picture, one whose fine print is lost (``vision.twins``)
+    soft: bool = False

@@ -50,6 +50,7 @@ from tableref import demo
 from tableref.games import game as game_spec
 from tableref.referee.errors import RefereeError
 from tableref.referee.reasons import Reason
+from tableref.vision import twins
 
 from tableref.live.boundary import CLEAR_TABLE_SECONDS, ClearingClock, card_places, old_cards_back
 from tableref.live.events import make_event
@@ -66,12 +67,13 @@ BLUR_STATUS_SECONDS = 1.0
 # (which also looks "blurred" to a camera used to a full table) is then seen to be empty
 BLUR_PEEK_SECONDS = 0.5
 BLURRED_MESSAGE = "picture blurred: hold the camera still / check focus"
-# a camera whose pictures are smaller than this (their shorter side, pixels) is said to be too small:
-# as a 640x360 camera's feeds, the real fanned deal reads 44-46 of its 51 cards instead of 49-50 (soft:
-# 24-32 instead of 44-47), and wrong cards come through (the half-covered 6S as KS on a three-pack
-# table, QC as QS under defocus on either table: ``python scripts/bench_camera.py --only live
-# --feed-photos 0 --scale 0.5 [--game desmoche]``); the cards are read well from 1280x720 up
-SMALL_PICTURE_SIDE = 720
+# a camera whose pictures are smaller than this (their shorter side, pixels; ``vision.twins``, where a
+# table of several packs doubts identical labels read side by side in such a picture) is said to be
+# too small: as a 640x360 camera's feeds, the real fanned deal reads 44-46 of its 51 cards instead of
+# 49-50 (soft: 23-31 instead of 44-47), and wrong cards come through under defocus (QC as QS, 3D as
+# 5D: ``python scripts/bench_camera.py --only live --feed-photos 0 --scale 0.5 [--game desmoche]``);
+# the cards are read well from 1280x720 up
+SMALL_PICTURE_SIDE = twins.SMALL_PICTURE_SIDE
 
 
 def small_picture_message(size: str) -> str:
@@ -605,7 +607,9 @@ class TableSession:
             from tableref.vision.tracking import TableTracker
 
             self.zones = self._make_zones(frame_size)
-            self._tracker = TableTracker(self.zones, **self._tracker_options)
+            # several packs hold identical cards side by side (vision.twins)
+            options = {"several_packs": not self.spec.one_pack, **self._tracker_options}
+            self._tracker = TableTracker(self.zones, **options)
         return self._tracker
 
     def _make_zones(self, frame_size):
@@ -748,7 +752,7 @@ class TableSession:
                 if self._tracker is not None and self._tracker.blurred_for >= BLUR_STATUS_SECONDS \
                         and not self._nothing_read:     # a cleared table is not a blurred picture
                     self._set_camera("blurred", BLURRED_MESSAGE, frame.t)
-                elif frame.image is not None and min(frame.image.shape[:2]) < SMALL_PICTURE_SIDE:
+                elif frame.image is not None and twins.small_picture(frame.image.shape[1], frame.image.shape[0]):
                     size = f"{frame.image.shape[1]}×{frame.image.shape[0]}"
                     self._set_camera("small", small_picture_message(size), frame.t, size=size)
                 else:

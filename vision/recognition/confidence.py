@@ -29,6 +29,7 @@ import numpy as np
 from tableref.vision.assembly import layout_fits
 from tableref.vision.recognition import ink
 from tableref.vision.recognition.presets import RecognizerConfig
+from tableref.vision.twins import TWIN_SURE, side_by_side
 from tableref.vision.types import DetectedCard
 
 
@@ -131,44 +132,25 @@ def read_twice(cards: list[DetectedCard]) -> set[int]:
     return out
 
 
-# on a table of several packs, in a soft picture (``images.is_soft``: a camera out of focus), a label
-# read at two places side by side (index centres within TWIN_NEAR of the smaller index's width
-# apart) is doubted where it is read less than TWIN_SURE: blurred, a half-covered index beside a
-# court card's picture is read as that card (the 6S of the real fanned deal beside the KS, read KS
-# 0.11-0.63 in every defocused frame, the KS itself 0.46-0.77; three packs hold identical cards, so
-# nothing else contradicts it). Identical cards side by side in a sharp picture can be read as
-# unsurely (two 10S of a rendered Marriage count 0.28 and 0.55, an AC 0.40 beside another): the
-# rule would lose them, so a sharp picture is left alone
-TWIN_SURE = 0.65
-TWIN_NEAR = 2.5
-
-
-def unsure_twins(cards: list[DetectedCard]) -> set[int]:
-    """``id()`` of the ``cards`` under :data:`TWIN_SURE` that have a card of their label beside them
-    (an index of each within :data:`TWIN_NEAR` widths of the smaller index of the two)."""
+def unsure_twins(cards: list[DetectedCard], partners: list[DetectedCard] | None = None) -> set[int]:
+    """``id()`` of the ``cards`` under :data:`twins.TWIN_SURE` that have a reading of their label
+    beside them (``twins.side_by_side``), among ``cards`` and ``partners`` (readings too unsure to
+    be cards: a twin read unsurely in this frame still lies there). For a table of several packs in
+    a picture that lost its fine print (``vision.twins``)."""
     by_label: dict[str, list[DetectedCard]] = {}
-    for c in cards:
+    for c in list(cards) + [p for p in (partners or []) if all(p is not c for c in cards)]:
         if c.indices:
             by_label.setdefault(c.card, []).append(c)
+    mine = {id(c) for c in cards}
     out = set()
     for same in by_label.values():
         for i, a in enumerate(same):
             for b in same[i + 1:]:
                 if a.confidence >= TWIN_SURE and b.confidence >= TWIN_SURE:
                     continue
-                if _side_by_side(a, b):
-                    out.update(id(c) for c in (a, b) if c.confidence < TWIN_SURE)
+                if side_by_side(a.indices, b.indices):
+                    out.update(id(c) for c in (a, b) if c.confidence < TWIN_SURE and id(c) in mine)
     return out
-
-
-def _side_by_side(a: DetectedCard, b: DetectedCard) -> bool:
-    for p in a.indices:
-        for q in b.indices:
-            width = max(1.0, min(p[2] - p[0], p[3] - p[1], q[2] - q[0], q[3] - q[1]))
-            d = math.hypot((p[0] + p[2] - q[0] - q[2]) / 2, (p[1] + p[3] - q[1] - q[3]) / 2)
-            if d <= TWIN_NEAR * width:
-                return True
-    return False
 
 
 # a card whose surest own index gives the other suit of its colour and rank (♠ for ♣, ♥ for ♦) at least
@@ -278,13 +260,13 @@ def wrong_ink(cards: list[DetectedCard], image, memo: dict | None = None) -> set
 
 def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: set, readings=(),
                 names: list[str] = (), image=None, geometry=None,
-                ink_memo: dict | None = None, soft: bool = False) -> tuple[list[DetectedCard], list[DetectedCard]]:
+                ink_memo: dict | None = None, coarse: bool = False) -> tuple[list[DetectedCard], list[DetectedCard]]:
     """(reported, unsure): :func:`reported_cards` less the cards their own indices contradict
     (:func:`contradicted`; ``doubt_weak_corners``: :func:`weak_corners`; with the BGR ``image``, also
     a cut index: :func:`cut_by_edge`; with the deck's index ``geometry``, also two lone corners of one card: :func:`lone_corners_disagree`),
     those whose ink does (``doubt_ink``, with the BGR ``image``:
     :func:`wrong_ink`), with ``doubt_contradicted`` a suit read nearly as surely as its twin of the
-    same colour (:func:`unsure_suit`), on a table of several packs (``several_packs``) in a ``soft`` picture a label
+    same colour (:func:`unsure_suit`), on a table of several packs (``several_packs``) in a ``coarse`` picture (soft or small: ``vision.twins``) a label
     read twice side by side unsurely (:func:`unsure_twins`) and, on a one-pack table (``one_pack``),
     the second readings of a label (:func:`read_twice`); :func:`unsure_cards` with those."""
     confident = [c for c in cards if c.confidence >= config.min_card_confidence]
@@ -307,8 +289,8 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
         for c in confident:
             c.wrong_ink = id(c) in inked
         doubted |= inked
-    if config.several_packs and soft:
-        doubted |= unsure_twins(confident)
+    if config.several_packs and coarse:
+        doubted |= unsure_twins(confident, [c for c in cards if c.confidence >= config.unsure_confidence])
     sure = [c for c in confident if id(c) not in doubted]
     if config.one_pack:
         doubted |= read_twice(sure)

@@ -33,6 +33,7 @@ from tableref.vision.recognition.spec import read_spec
 from tableref.vision.recognition.timing import RecognitionStats
 from tableref.vision.runtime import (Network, camera_detector_openvino, choose_backend, classifier_bf16, default_models_dir,
                                      keep_freed_memory, take_timed_bf16)
+from tableref.vision.twins import small_picture
 from tableref.vision.types import DetectedCard, FrameObservation
 from tableref.vision.views import PAD_VALUE, View, letterbox_view
 
@@ -130,7 +131,8 @@ class CardRecognizer:
             cards = merge_outline_cards(cards, self._outline_cards(frame, cards), self.config.min_card_confidence)
             stats.ms_outlines = (time.perf_counter() - t2) * 1000
         cards, unsure = split_cards(cards, self.config, frame.repeated, readings, self.names, frame.image,
-                                    self.geometry, frame.inks, soft=is_soft(self.last_blur))
+                                    self.geometry, frame.inks,
+                                    coarse=is_soft(self.last_blur) or small_picture(w, h))
         stats.ms_total = (time.perf_counter() - t0) * 1000
         stats.cpu_ms_thread = (time.thread_time() - c0) * 1000
         return cards, unsure
@@ -146,7 +148,8 @@ class CardRecognizer:
         h, w = image.shape[:2]
         s = measure_sharpness(image) if sharpness is None else float(sharpness)
         return FrameObservation(t=t, width=w, height=h, cards=cards, sharpness=s, unsure=unsure,
-                                read=not (self.last_stats.blurred and not read_blurred))
+                                read=not (self.last_stats.blurred and not read_blurred),
+                                soft=is_soft(self.last_blur))
 
     def _shaken(self, frame: FrameReading, readings: list[IndexReading]) -> bool:
         """Whether the frame's index boxes are blurred along one direction by more than
