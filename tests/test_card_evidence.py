@@ -132,3 +132,18 @@ def test_a_card_with_a_twin_beside_counts_only_its_sure_looks_those_before_inclu
     king = looks(*[("KS", 0.72)] * 6 + [("KS", 0.55)] * 3)
     king.doubt_twin()
     assert king.label == "KS"
+
+
+def test_a_suit_read_clearly_first_is_not_kept_once_the_other_suits_of_its_rank_come():
+    """The real fan defocused (feed seed 3000, a classifier continued on soft crops): the 9C read 9S
+    clearly in its first two looks, then 9S, 9D and 9C in turn, unsure or not: decided early, the 9S
+    must still keep the other suits of its rank under a third of its looks."""
+    ev = CardEvidence()
+    for label, conf, clear, weight in [
+            ("9S", 0.59, True, 1.0), ("9S", 0.6, True, 1.0), ("9S", 0.37, False, 1.0), ("9S", 0.18, False, 1.0),
+            ("9S", 0.48, False, 1.0), ("9C", 0.2, False, 1.0), ("9S", 0.46, True, 1.0), ("9S", 0.4, True, 1.0),
+            ("9D", 0.48, False, 1.0), ("9S", 0.46, True, 1.0), ("9S", 0.58, True, 1.0), ("9S", 0.38, True, 1.0),
+            ("9S", 0.53, True, PHOTO_WEIGHT), ("9S", 0.43, False, 1.0), ("9D", 0.31, False, 1.0),
+            ("9D", 0.24, False, 1.0), ("9D", 0.21, False, 1.0), ("9S", 0.32, False, 1.0), ("9D", 0.18, False, 1.0)]:
+        ev.add(label, conf, weight=weight, clear=clear)
+    assert ev.label == ""

@@ -15,7 +15,9 @@ again in every frame, so the looks are combined per position, never per label:
   unsure looks weigh by their number, not only by their low confidence), and the other suits of
   its rank, together, have at most ``1 / DECISIVE`` of its confidence and of its looks (a soft
   picture confuses suits: a 9C read 9S in most looks, 9D in some and 9C in a few, is not a spade);
-  a label once decided keeps it while it leads by ``KEEP`` on all of these. A look whose own ink contradicts it (a
+  a label once decided keeps it while it leads by ``KEEP`` on all of these but the last, which
+  holds for a decided label too (a 9S read clearly in its first two looks is not kept on that lead
+  once 9D and 9C come). A look whose own ink contradicts it (a
   black 9C read 9D: the suit is not legible there) counts against every label, its own included:
   the label must have ``DECISIVE`` times as many looks, and as much confidence, as those. A
   position read 8C in some looks and 8H in others is **unread** (shown to the host with its
@@ -119,11 +121,12 @@ class CardEvidence:
                 return ""
         # the suit is what a soft picture confuses: the other suits of its rank, together, must not
         # be read in a third as many looks either (9S read clearly in some looks, 9D and 9C unsure
-        # in others, is not settled as a spade)
+        # in others, is not settled as a spade), also once decided: a suit read clearly in the first
+        # two looks, before the others came, is not kept on that lead
         rank = best[:-1]
         others = [lab for lab in self.support if lab != best and lab[:-1] == rank]
-        if len(others) > 1 and (need * sum(self.support[lab] for lab in others) > mine_support
-                                or need * sum(self.seen.get(lab, 0.0) for lab in others) > mine_seen):
+        if len(others) > 1 and (DECISIVE * sum(self.support[lab] for lab in others) > mine_support
+                                or DECISIVE * sum(self.seen.get(lab, 0.0) for lab in others) > mine_seen):
             return ""
         return best
 
