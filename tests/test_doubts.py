@@ -167,6 +167,39 @@ def test_a_table_of_several_packs_measures_how_soft_its_camera_is():
     assert one_pack.last_blur is None                                     # not measured: not needed
 
 
+def test_a_small_or_soft_picture_doubts_twins_and_says_it_is_soft(monkeypatch):
+    """A picture under 720 lines loses an index's fine print however sharp it measures in its own
+    pixels: the recogniser of several packs doubts twins there (``coarse``), and every observation
+    says whether the picture measured soft, for the live tracker's own twin rule (``vision.twins``)."""
+    import cv2
+
+    from tableref.vision.recognition import CardRecognizer, live_table_preset
+    from tableref.vision.recognition import recognizer as recognizer_mod
+    from tableref.vision.twins import small_picture
+
+    seen = []
+    real = recognizer_mod.split_cards
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("coarse"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(recognizer_mod, "split_cards", spy)
+    big = np.full((720, 1280, 3), 200, np.uint8)
+    for k in range(12):
+        cv2.putText(big, "KS 10H 7C", (40 + 14 * k, 60 + 54 * k), cv2.FONT_HERSHEY_SIMPLEX, 1.6, (20, 20, 20), 3)
+    small = cv2.resize(big, (640, 360), interpolation=cv2.INTER_AREA)
+    assert small_picture(640, 360) and not small_picture(1280, 720)
+    rec = CardRecognizer(config=live_table_preset(several_packs=True))
+    obs = rec.observe(big)
+    assert seen[-1] is False and obs.soft is False
+    rec.observe(small)
+    assert seen[-1] is True
+    rec.memo.keep_blur((1280, 720), float("nan"), 0)      # the views measured anew
+    soft = rec.observe(cv2.GaussianBlur(big, (0, 0), 2.5), read_blurred=True)
+    assert seen[-1] is True and soft.soft is True
+
+
 def test_a_suit_read_not_much_surer_than_its_twin_of_the_same_colour_is_doubted():
     # the real fanned deal's 9C, read 9S under defocus σ 1.5 px: 9S 0.64, 9C 0.33 (ink cannot
     # tell a club from a spade, only the suit's shape)
