@@ -187,9 +187,10 @@ COUNT_TABLE = dict(index_px_min=22.0, index_px_target=26.0, max_rect_pixels=2_20
 # a live table of several packs (Marriage): identical cards may lie side by side, and its camera loop
 # reads a soft camera's frames as they are. Sharpened, the loop reads more of the real fanned deal's
 # defocused feeds (46-48 cards instead of 41-46) but also reads the half-covered 6S beside the KS as
-# KS (2 feeds of 10) and the 3D as 9S (1 of 10) steadily enough for the evidence over looks to take
-# them; with one pack such a misread names a card lying elsewhere and is set aside, with three packs
-# nothing contradicts it. The still table's photo-quality
+# KS (2 feeds of 10) and the 9C beside the 3D as 9S (1 of 10) steadily enough for the evidence over looks to take
+# them (with the twins rule, vision.twins, still 1 and 1 of 10: sharpened, the 6S was read KS 0.66
+# and 0.67 sure in two looks); with one pack such a misread names a card lying elsewhere and is set
+# aside, with three packs nothing contradicts it. The still table's photo-quality
 # looks (``camera_preset``) sharpen on every table.
 SEVERAL_PACKS_LIVE = dict(several_packs=True, unsoften=False)
 
