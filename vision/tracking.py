@@ -299,8 +299,8 @@ class TableTracker:
         self.gap_frac = gap_frac
         self.row_frac = row_frac
         self.min_meld_size = min_meld_size
-        # a table of several packs: in a picture that lost its fine print, a look reading the label of
-        # a card followed beside it, unsurely, is an unsure look (``vision.twins``)
+        # a table of several packs: in a picture that lost its fine print, a card read unsurely as the
+        # label of a card followed beside it counts only its sure looks (``vision.twins``)
         self.several_packs = several_packs
         self.reset()
 
@@ -780,13 +780,14 @@ class TableTracker:
         table of several packs, in a picture that lost its fine print, a look reading under
         ``TWIN_SURE`` the label of another card followed beside it leaves the card only its sure looks
         as clear ones (:meth:`_twin_beside`, ``CardEvidence.doubt_twin``)."""
-        indices = list(d.indices) or ([d.box] if self._is_partial(d) else [])
-        if indices:
-            tr.indices = indices
         tr.evidence.decay = self.vote_decay
         tr.evidence.add(d.card, d.confidence, weight=weight, clear=clear, wrong_ink=d.wrong_ink)
-        if self._twin_beside(tr, d, indices):
-            tr.evidence.doubt_twin()
+        if self.several_packs:          # only a table of several packs asks where a card's indices lie
+            indices = list(d.indices) or ([d.box] if self._is_partial(d) else [])
+            if indices:
+                tr.indices = indices
+            if self._twin_beside(tr, d, indices):
+                tr.evidence.doubt_twin()
 
     def _twin_beside(self, tr: Track, d: DetectedCard, indices: list) -> bool:
         """Whether ``d``, a look at ``tr`` through its ``indices``, reads under ``TWIN_SURE`` the label of

@@ -137,11 +137,11 @@ def unsure_twins(cards: list[DetectedCard], partners: list[DetectedCard] | None 
     beside them (``twins.side_by_side``), among ``cards`` and ``partners`` (readings too unsure to
     be cards: a twin read unsurely in this frame still lies there). For a table of several packs in
     a picture that lost its fine print (``vision.twins``)."""
+    mine = {id(c) for c in cards}
     by_label: dict[str, list[DetectedCard]] = {}
-    for c in list(cards) + [p for p in (partners or []) if all(p is not c for c in cards)]:
+    for c in list(cards) + [p for p in (partners or []) if id(p) not in mine]:
         if c.indices:
             by_label.setdefault(c.card, []).append(c)
-    mine = {id(c) for c in cards}
     out = set()
     for same in by_label.values():
         for i, a in enumerate(same):
