@@ -147,3 +147,18 @@ def test_a_suit_read_clearly_first_is_not_kept_once_the_other_suits_of_its_rank_
             ("9D", 0.24, False, 1.0), ("9D", 0.21, False, 1.0), ("9S", 0.32, False, 1.0), ("9D", 0.18, False, 1.0)]:
         ev.add(label, conf, weight=weight, clear=clear)
     assert ev.label == ""
+
+
+def test_a_position_read_as_many_labels_is_not_settled_by_one_sure_photo_look():
+    """The real fan defocused (a Marriage feed, seed 1000): a box half on the 3D and half on the 9
+    beside it, read 6C, 8C, 8D and 9D in turn; one photo look read 8D 0.63. The other labels,
+    together, outweigh three fifths of what the 8D holds there: unread, also once 8D was decided."""
+    ev = CardEvidence()
+    for label, conf, weight, clear, ink in [
+            ("6C", 0.47, 1.0, True, False), ("8C", 0.16, 1.0, False, False), ("8D", 0.32, 1.0, False, False),
+            ("8C", 0.14, 1.0, False, False), ("8D", 0.42, 1.0, True, False), ("8D", 0.63, PHOTO_WEIGHT, True, False),
+            ("6C", 0.11, 1.0, False, False), ("9D", 0.67, 1.0, False, True), ("8D", 0.45, 1.0, True, False),
+            ("9D", 0.41, 1.0, True, False)]:
+        ev.add(label, conf, weight=weight, clear=clear, wrong_ink=ink)
+    assert ev.label == ""
+    assert ev.candidates()[0] == "8D"

@@ -17,7 +17,9 @@ again in every frame, so the looks are combined per position, never per label:
   picture confuses suits: a 9C read 9S in most looks, 9D in some and 9C in a few, is not a spade);
   a label once decided keeps it while it leads by ``KEEP`` on all of these but the last, which
   holds for a decided label too (a 9S read clearly in its first two looks is not kept on that lead
-  once 9D and 9C come). A look whose own ink contradicts it (a
+  once 9D and 9C come), and all the other labels read there, together, have at most ``1 / POOLED`` of
+  its looks and of its confidence, also once decided (a box half on a tight fan's neighbouring
+  index, read 6C, 8C, 8D and 9D in turn, is no 8D for one sure photo look). A look whose own ink contradicts it (a
   black 9C read 9D: the suit is not legible there) counts against every label, its own included:
   the label must have ``DECISIVE`` times as many looks, and as much confidence, as those. A
   position read 8C in some looks and 8H in others is **unread** (shown to the host with its
@@ -40,6 +42,9 @@ from tableref.vision.twins import TWIN_SURE
 
 CLEAR_CONFIDENCE = 0.35     # a look this sure counts as a clear reading (the recogniser's card threshold)
 DECISIVE = 3.0              # the label must have this many times the summed confidence of any other
+# all the other labels read at a position, together, have at most 1 / POOLED of the label's looks
+# and confidence: the label holds three fifths of what is read there
+POOLED = 1.5
 KEEP = 2.0                  # ... and once decided, it stays while it keeps this lead (no flicker at the edge)
 PHOTO_WEIGHT = 4.0          # a look at photo quality (the still table read again) counts this many camera looks
 CANDIDATES = 3              # an unread card shows this many candidates
@@ -119,6 +124,11 @@ class CardEvidence:
             if (need * clear.get(lab, 0.0) > mine_clear or need * sup > mine_support
                     or need * self.seen.get(lab, 0.0) > mine_seen):
                 return ""
+        # a position read as many things (a box half on the neighbouring index of a tight fan) is
+        # not settled by one of them, also once decided
+        if (POOLED * (sum(self.seen.values()) - mine_seen) > mine_seen
+                or POOLED * (sum(self.support.values()) - mine_support) > mine_support):
+            return ""
         # the suit is what a soft picture confuses: the other suits of its rank, together, must not
         # be read in a third as many looks either (9S read clearly in some looks, 9D and 9C unsure
         # in others, is not settled as a spade), also once decided: a suit read clearly in the first
