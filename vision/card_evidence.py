@@ -42,10 +42,10 @@ from tableref.vision.twins import TWIN_SURE
 
 CLEAR_CONFIDENCE = 0.35     # a look this sure counts as a clear reading (the recogniser's card threshold)
 DECISIVE = 3.0              # the label must have this many times the summed confidence of any other
+KEEP = 2.0                  # ... and once decided, it stays while it keeps this lead (no flicker at the edge)
 # all the other labels read at a position, together, have at most 1 / POOLED of the label's looks
 # and confidence: the label holds three fifths of what is read there
 POOLED = 1.5
-KEEP = 2.0                  # ... and once decided, it stays while it keeps this lead (no flicker at the edge)
 PHOTO_WEIGHT = 4.0          # a look at photo quality (the still table read again) counts this many camera looks
 CANDIDATES = 3              # an unread card shows this many candidates
 
