@@ -791,10 +791,10 @@ class TableTracker:
 
     def _twin_beside(self, tr: Track, d: DetectedCard, indices: list) -> bool:
         """Whether ``d``, a look at ``tr`` through its ``indices``, reads under ``TWIN_SURE`` the label of
-        another card followed with an index beside them, on a table of several packs in a soft or
-        small picture (``vision.twins``: the half-covered 6S beside the KS read KS, in the frames where
-        the KS itself is read otherwise or not at all)."""
-        if not (self.several_packs and self._coarse and indices) or d.confidence >= TWIN_SURE:
+        another card followed with an index beside them, in a soft or small picture (``vision.twins``:
+        the half-covered 6S beside the KS read KS, in the frames where the KS itself is read otherwise
+        or not at all). Asked by :meth:`_look` on a table of several packs only."""
+        if not (self._coarse and indices) or d.confidence >= TWIN_SURE:
             return False
         return any(o is not tr and o.label == d.card and o.indices and side_by_side(indices, o.indices)
                    for o in self._labelled.get(d.card, ()))
