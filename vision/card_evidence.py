@@ -27,8 +27,9 @@ again in every frame, so the looks are combined per position, never per label:
 * old looks fade (``decay`` per look), so a card swapped in place is read afresh;
 * a card with a **twin beside** it (``twin_beside``: on a table of several packs, in a picture that
   lost its fine print, a card of its label lies beside it, ``vision.twins``) counts only its looks
-  of at least ``TWIN_SURE`` as clear: the half-covered 6S beside the KS, read KS 0.35-0.63 look
-  after look, stays unread, and the KS itself counts from its surer looks.
+  of at least ``TWIN_SURE`` as clear, and only once ``TWIN_LOOKS`` of them came (a photo look
+  counting ``PHOTO_WEIGHT``): the half-covered 6S beside the KS, read KS 0.35-0.63 look after look
+  and 0.66-0.67 in one or two, stays unread, and the KS itself counts from its surer looks.
 
 Keeping a card read clearly in one look of five raised the share of real fanned cards read
 from 0.909 to 0.944 with no wrong label, where a majority vote over the looks gave 0.907: one
@@ -46,6 +47,10 @@ KEEP = 2.0                  # ... and once decided, it stays while it keeps this
 # all the other labels read at a position, together, have at most 1 / POOLED of the label's looks
 # and confidence: the label holds three fifths of what is read there
 POOLED = 1.5
+# a card with a twin beside counts once this many of its clear looks were at least TWIN_SURE (a count
+# that does not fade: in 40-frame feeds of the real fan defocused, the KS beside the 6S has 4-13 such
+# looks, the 6S read KS 1-2)
+TWIN_LOOKS = 3.0
 PHOTO_WEIGHT = 4.0          # a look at photo quality (the still table read again) counts this many camera looks
 CANDIDATES = 3              # an unread card shows this many candidates
 
@@ -67,6 +72,7 @@ class CardEvidence:
     support: dict[str, float] = field(default_factory=dict)   # summed confidence per label
     clear: dict[str, float] = field(default_factory=dict)     # summed confidence of the clear looks per label
     sure: dict[str, float] = field(default_factory=dict)      # ... of the clear looks of at least TWIN_SURE
+    sure_looks: dict[str, float] = field(default_factory=dict)  # ... and their number, not faded
     seen: dict[str, float] = field(default_factory=dict)      # looks per label (faded as the confidence)
     inked: float = 0.0          # summed confidence of the looks their ink contradicts (faded)
     inked_seen: float = 0.0     # ... and their number (faded)
@@ -96,6 +102,7 @@ class CardEvidence:
             self.clear[label] = self.clear.get(label, 0.0) + weight * confidence
         if clear and confidence >= TWIN_SURE:
             self.sure[label] = self.sure.get(label, 0.0) + weight * confidence
+            self.sure_looks[label] = self.sure_looks.get(label, 0.0) + weight
         self.looks += 1
         self.label = self._decide()
 
@@ -113,6 +120,8 @@ class CardEvidence:
         clear = self.sure if self.twin_beside else self.clear
         best = max(clear, key=clear.get, default=None)
         if best is None or clear[best] <= 0.0:
+            return ""
+        if self.twin_beside and self.sure_looks.get(best, 0.0) < TWIN_LOOKS:
             return ""
         need = KEEP if best == self.label else DECISIVE
         mine_clear, mine_support, mine_seen = clear[best], self.support.get(best, 0.0), self.seen.get(best, 0.0)
