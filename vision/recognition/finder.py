@@ -46,7 +46,7 @@ class IndexFinder:
             keep = nms(b2, s2, c.nms_iou, c.nms_ios)
             # what the full view found there and the enlarged views do not (an index the detector
             # sees at one scale only) stays found while the picture inside it is unchanged
-            b1, s1 = self.memo.kept_full_only(frame.image)
+            b1, s1 = self.memo.kept_full_only(frame.detector_image)
             boxes, scores, _ = self.plan.merge_second(b2[keep], s2[keep], b1, s1)
             return boxes, scores
         full = frame.full_view = self.plan.full_view(w, h)
@@ -70,7 +70,7 @@ class IndexFinder:
         boxes, scores, full_only = self.plan.merge_second(b2, s2, boxes, scores)
         if c.reuse_scale_frames and second[0].scale > full.scale:
             self.memo.keep_views((w, h), second, c.reuse_scale_frames,
-                                 (boxes[full_only], scores[full_only], box_patches(frame.image, boxes[full_only])))
+                                 (boxes[full_only], scores[full_only], box_patches(frame.detector_image, boxes[full_only])))
         return boxes, scores
 
     def _add_turned(self, frame: FrameReading, full: View, boxes: np.ndarray, scores: np.ndarray, turned=None):
@@ -110,7 +110,7 @@ class IndexFinder:
         Several are run two at a time side by side (one core each, ``Network.map_side_by_side``).
         With ``reuse_views`` a view whose picture is unchanged since the detector last read it
         keeps the boxes found then (``FrameMemo.view_boxes``)."""
-        image, stats = frame.image, frame.stats
+        image, stats = frame.detector_image, frame.stats
         reuse = self.config.reuse_views
         out: list = [None] * len(items)
         todo = []

@@ -27,8 +27,11 @@ class FrameReading:
     the first of the last runs side by side is done, or once the indices are found."""
 
     def __init__(self, image: np.ndarray, helper: HelperThread, *, find_outlines: bool = False,
-                 cut_in_helper: bool = False):
+                 cut_in_helper: bool = False, detector_image: np.ndarray | None = None):
         self.image = image
+        # the picture the detector looks for indices in: ``image`` (which the classifier reads), or a
+        # soft frame sharpened for the detector alone (``RecognizerConfig.unsoften_reads`` False)
+        self.detector_image = image if detector_image is None else detector_image
         self.stats = RecognitionStats()
         self.full_view: View | None = None          # the whole frame letterboxed, if it was read
         self.full_picture: np.ndarray | None = None  # ... as rendered for the detector

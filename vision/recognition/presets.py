@@ -51,6 +51,10 @@ class RecognizerConfig:
     # a soft camera's blur is partly undone before a frame is read (``images.unsoften``: only where
     # its sharpest edges measure blurred); a photo is read as it is
     unsoften: bool = True
+    # ... and the classifier reads that sharpened picture too; False: the detector alone looks at it,
+    # the classifier (trained on soft camera crops as they come), the ink and the blur measures read
+    # the frame as the camera gave it
+    unsoften_reads: bool = True
     # a camera's frame whose index boxes are blurred along one direction (a shaken camera, a knocked
     # stand) by more than this share of their median height is declared blurred and not read: no
     # cards, ``FrameObservation.read`` False (``images.motion_blur``, measured once at least
@@ -185,14 +189,15 @@ COUNT_TABLE = dict(index_px_min=22.0, index_px_target=26.0, max_rect_pixels=2_20
 
 
 # a live table of several packs (Marriage): identical cards may lie side by side, and its camera loop
-# reads a soft camera's frames as they are. Sharpened, the loop reads more of the real fanned deal's
-# defocused feeds (46-48 cards instead of 41-46) but also reads the half-covered 6S beside the KS as
-# KS (2 feeds of 10) and the 9C beside the 3D as 9S (1 of 10) steadily enough for the evidence over looks to take
-# them (with the twins rule, vision.twins, still 1 and 1 of 10: sharpened, the 6S was read KS 0.66
-# and 0.67 sure in two looks); with one pack such a misread names a card lying elsewhere and is set
-# aside, with three packs nothing contradicts it. The still table's photo-quality
-# looks (``camera_preset``) sharpen on every table.
-SEVERAL_PACKS_LIVE = dict(several_packs=True, unsoften=False)
+# sharpens a soft camera's frames for the detector alone: the classifier reads the frame as the camera
+# gave it (what it was trained on). Sharpened for both, the loop reads more of the real fanned deal's
+# defocused feeds (46-48 cards) but also reads the 9C beside the 3D as 9S 0.5-0.76 sure look after
+# look (3 feeds of 15): with one pack such a misread names a card lying elsewhere and is set aside,
+# with three packs nothing contradicts it. Sharpened for the detector alone, the 10H and 7H of the
+# tight fan are found (44-47 cards a feed over seeds 0-9, none wrong; read as they are: 41-46); enlarged to
+# photo quality's 32 px besides, the 9C read 9S came back (2 feeds of 10). The still table's
+# photo-quality looks (``camera_preset``) sharpen for both on every table.
+SEVERAL_PACKS_LIVE = dict(several_packs=True, unsoften_reads=False)
 
 
 def camera_preset(*, quick: bool = False, **changes) -> RecognizerConfig:

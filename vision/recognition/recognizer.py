@@ -111,8 +111,9 @@ class CardRecognizer:
     def _read(self, image: np.ndarray, read_blurred: bool = False) -> tuple[list[DetectedCard], list[DetectedCard]]:
         """(cards, unsure readings) of one image (``confidence.split_cards``)."""
         t0, c0 = time.perf_counter(), time.thread_time()
-        frame = FrameReading(self.picture(image), self._helper, find_outlines=self.config.outlines,
-                             cut_in_helper=True)
+        read, detected = self.pictures(image)
+        frame = FrameReading(read, self._helper, find_outlines=self.config.outlines, cut_in_helper=True,
+                             detector_image=detected)
         self.last_stats = stats = frame.stats
         stats.count_view(t0, c0)          # the picture made ready (the glare taken off) is part of the views
         readings = self._read_indices(frame)
@@ -263,16 +264,22 @@ class CardRecognizer:
         return tuple(self.finder.detect_group(self._frame(image), [(view, False), (view, True)]))
 
     def picture(self, image: np.ndarray) -> np.ndarray:
-        """The picture the recogniser reads of ``image``: BGR, with a lamp's glare taken off and a soft
-        camera's blur partly undone where the settings say so (``images.deglare``, ``images.unsoften``).
+        """The picture the recogniser's classifier reads of ``image``: BGR, with a lamp's glare taken
+        off and a soft camera's blur partly undone where the settings say so (``images.deglare``,
+        ``images.unsoften``; with ``unsoften_reads`` False the detector alone sees it sharpened).
         How soft it is (``images.blur_sigma``) is kept in :attr:`last_blur` where measured: with
         ``unsoften``, and on a table of several packs (``confidence.unsure_twins``), else None."""
+        return self.pictures(image)[0]
+
+    def pictures(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the picture the classifier reads, the picture the detector looks at) of ``image``: one and
+        the same but where ``unsoften_reads`` is False (see :meth:`picture`)."""
         c = self.config
         image = ensure_bgr(image)
         image = deglare(image) if c.deglare else image
         self.last_blur = None
         if not (c.unsoften or c.several_packs):
-            return image
+            return image, image
         # a fixed camera's focus is measured with its views, once every reuse_scale_frames + 1 frames
         size = (image.shape[1], image.shape[0])
         sigma = self.memo.kept_blur(size) if c.reuse_scale_frames else None
@@ -281,8 +288,10 @@ class CardRecognizer:
             if c.reuse_scale_frames:
                 self.memo.keep_blur(size, sigma, c.reuse_scale_frames)
         self.last_blur = sigma
-        return unsoften(image, unsoften_amount(sigma)) if c.unsoften else image
+        sharpened = unsoften(image, unsoften_amount(sigma)) if c.unsoften else image
+        return (sharpened if c.unsoften_reads else image), sharpened
 
     def _frame(self, image: np.ndarray) -> FrameReading:
         """A frame read one step at a time: no work in the helper thread."""
-        return FrameReading(self.picture(image), self._helper)
+        read, detected = self.pictures(image)
+        return FrameReading(read, self._helper, detector_image=detected)
