@@ -277,8 +277,7 @@ class TableTracker:
                  smooth: float = 0.5,
                  gap_frac: float = GAP_FRAC,
                  row_frac: float = ROW_FRAC,
-                 min_meld_size: int = 2,
-                 several_packs: bool = False):
+                 min_meld_size: int = 2):
         self.zones = zones
         self.stable_seconds = stable_seconds
         self.min_hits = min_hits
@@ -299,9 +298,6 @@ class TableTracker:
         self.gap_frac = gap_frac
         self.row_frac = row_frac
         self.min_meld_size = min_meld_size
-        # a table of several packs: in a picture that lost its fine print, a card read unsurely as the
-        # label of a card followed beside it counts only its sure looks (``vision.twins``)
-        self.several_packs = several_packs
         self.reset()
 
     # ---- public -------------------------------------------------------------------------
@@ -776,24 +772,24 @@ class TableTracker:
 
     def _look(self, tr: Track, d: DetectedCard, clear: bool = True, weight: float = 1.0) -> None:
         """One fresh look ``d`` at ``tr`` into its evidence (older looks faded by ``vote_decay``;
-        ``clear`` False: an unsure reading; ``weight``: PHOTO_WEIGHT for a photo-quality look). On a
-        table of several packs, in a picture that lost its fine print, a look reading under
-        ``TWIN_SURE`` the label of another card followed beside it leaves the card only its sure looks
-        as clear ones (:meth:`_twin_beside`, ``CardEvidence.doubt_twin``)."""
+        ``clear`` False: an unsure reading; ``weight``: PHOTO_WEIGHT for a photo-quality look). In a
+        picture that lost its fine print, a look reading under ``TWIN_SURE`` the label of another card
+        followed beside it leaves the card only its sure looks as clear ones (:meth:`_twin_beside`,
+        ``CardEvidence.doubt_twin``)."""
         tr.evidence.decay = self.vote_decay
         tr.evidence.add(d.card, d.confidence, weight=weight, clear=clear, wrong_ink=d.wrong_ink)
-        if self.several_packs:          # only a table of several packs asks where a card's indices lie
-            indices = list(d.indices) or ([d.box] if self._is_partial(d) else [])
-            if indices:
-                tr.indices = indices
-            if self._twin_beside(tr, d, indices):
-                tr.evidence.doubt_twin()
+        indices = list(d.indices) or ([d.box] if self._is_partial(d) else [])
+        if indices:
+            tr.indices = indices
+        if self._twin_beside(tr, d, indices):
+            tr.evidence.doubt_twin()
 
     def _twin_beside(self, tr: Track, d: DetectedCard, indices: list) -> bool:
         """Whether ``d``, a look at ``tr`` through its ``indices``, reads under ``TWIN_SURE`` the label of
         another card followed with an index beside them, in a soft or small picture (``vision.twins``:
         the half-covered 6S beside the KS read KS, in the frames where the KS itself is read otherwise
-        or not at all). Asked by :meth:`_look` on a table of several packs only."""
+        or not at all). On a table of one pack as well: there the misread would set both cards aside
+        (a label read at two places), the KS with the 6S."""
         if not (self._coarse and indices) or d.confidence >= TWIN_SURE:
             return False
         return any(o is not tr and o.label == d.card and o.indices and side_by_side(indices, o.indices)
@@ -802,7 +798,7 @@ class TableTracker:
     def _index_labels(self) -> None:
         """The tracks of each label (:meth:`_twin_beside` asks for one label's, not every track's)."""
         self._labelled = {}
-        if self.several_packs and self._coarse:
+        if self._coarse:
             for tr in self.tracks:
                 if tr.label:
                     self._labelled.setdefault(tr.label, []).append(tr)

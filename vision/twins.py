@@ -1,15 +1,18 @@
-"""Identical labels side by side on a table of several packs: when a reading of one is doubted.
+"""Identical labels side by side: when a reading of one is doubted.
 
-Three packs (Marriage) hold identical cards, so a label read at two places contradicts nothing.
+Three packs (Marriage) hold identical cards, so a label read at two places contradicts nothing (on
+one pack, Desmoche, it sets both cards aside, the right one with the misread one).
 But in a picture whose fine print is lost (a camera out of focus, or one giving pictures under 720
 lines), a half-covered index beside a court card's picture is read as that card: the real fanned
 deal's 6S, half covered by the AS and lying beside the big spade of the KS, is read KS 0.11-0.63 in
 every defocused 720p frame and 0.35-0.63 in a 640×360 camera's frames, never 6S, while the KS itself
 reads 0.46-0.79. So there a reading under :data:`TWIN_SURE` of a label that lies beside it (index
-centres within :data:`TWIN_NEAR` widths of the smaller index) is doubted: the recogniser doubts it
-in a frame where both are read (``recognition.confidence.unsure_twins``), and the live table's
-tracker in every look at a card beside a card it follows under that label (the twin is not read in
-every frame: the KS read KC for a moment let the 6S's KS through). Identical cards side by side in a
+centres within :data:`TWIN_NEAR` widths of the smaller index) is doubted: the recogniser of
+several packs doubts it in a frame where both are read (``recognition.confidence.unsure_twins``; on
+one pack the second reading of a label is doubted anyway), and the live table's tracker, on either
+table, in every look at a card beside a card it follows under that label (the twin is not read in
+every frame: the KS read KC for a moment let the 6S's KS through); such a card counts once three of
+its looks were at least :data:`TWIN_SURE` (``card_evidence.TWIN_LOOKS``). Identical cards side by side in a
 sharp, large picture may be read as unsurely (two 10S of a rendered Marriage count 0.28 and 0.55):
 they are left alone there.
 """

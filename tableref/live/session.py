@@ -607,9 +607,7 @@ class TableSession:
             from tableref.vision.tracking import TableTracker
 
             self.zones = self._make_zones(frame_size)
-            # several packs hold identical cards side by side (vision.twins)
-            options = {"several_packs": not self.spec.one_pack, **self._tracker_options}
-            self._tracker = TableTracker(self.zones, **options)
+            self._tracker = TableTracker(self.zones, **self._tracker_options)
         return self._tracker
 
     def _make_zones(self, frame_size):
