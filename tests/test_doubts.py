@@ -53,6 +53,7 @@ def test_two_lone_corners_of_one_card_that_disagree_are_both_doubted():
     readings = [reading(tl), reading(br)]
     sure, unsure = split_cards([king, seven], camera_preset(), set(), readings, image=PICTURE, geometry=GEO)
     assert sure == [] and set(map(id, unsure)) == {id(king), id(seven)}
+    assert not king.overruled and not seven.overruled      # neither corner is plainly sure
     # without the deck's geometry nothing is known of corners
     assert len(split_cards([king, seven], camera_preset(), set(), readings, geometry=None)[0]) == 2
 
@@ -62,6 +63,8 @@ def test_a_plainly_sure_corner_stands_and_its_unsure_opposite_is_doubted():
     king, seven = lone("KH", 0.8, tl), lone("7H", 0.55, br)
     sure, unsure = split_cards([king, seven], camera_preset(), set(), [reading(tl), reading(br)], geometry=GEO)
     assert sure == [king] and unsure == [seven]
+    # the unsure one is overruled by its card's other corner: a misread, not only an unsure reading
+    assert seven.overruled and not king.overruled
     # two plainly sure readings are two cards lying apart that each show one index
     nine = lone("9H", 0.86, br)
     assert len(split_cards([king, nine], camera_preset(), set(), [reading(tl), reading(br)], geometry=GEO)[0]) == 2

@@ -19,15 +19,17 @@ again in every frame, so the looks are combined per position, never per label:
   holds for a decided label too (a 9S read clearly in its first two looks is not kept on that lead
   once 9D and 9C come), and all the other labels read there, together, have at most ``1 / POOLED`` of
   its looks and of its confidence, also once decided (a box half on a tight fan's neighbouring
-  index, read 6C, 8C, 8D and 9D in turn, is no 8D for one sure photo look). A look whose own ink contradicts it (a
-  black 9C read 9D: the suit is not legible there) counts against every label, its own included:
-  the label must have ``DECISIVE`` times as many looks, and as much confidence, as those. A
+  index, read 6C, 8C, 8D and 9D in turn, is no 8D for one sure photo look). A look its own
+  picture contradicts (its ink: a black 9C read 9D, the suit is not legible there; or its card's
+  other corner, read plainly as another card: the top corner of a defocused 9H read 5H while the
+  bottom one reads 9H 0.8) counts against every label, its own included: the label must have
+  ``DECISIVE`` times as many looks, and as much confidence, as those. A
   position read 8C in some looks and 8H in others is **unread** (shown to the host with its
   candidates) until the evidence is decisive or the host says what it is;
 * old looks fade (``decay`` per look), so a card swapped in place is read afresh;
-* a card with a **twin beside** it (``twin_beside``: on a table of several packs, in a picture that
-  lost its fine print, a card of its label lies beside it, ``vision.twins``) counts only its looks
-  of at least ``TWIN_SURE`` as clear, and only once ``TWIN_LOOKS`` of them came (a photo look
+* a card with a **twin beside** it (``twin_beside``: in a picture that lost its fine print, a card
+  of its label lies beside it, ``vision.twins``) counts only its looks of at least ``TWIN_SURE`` as
+  clear, and only once ``TWIN_LOOKS`` of them came (a photo look
   counting ``PHOTO_WEIGHT``): the half-covered 6S beside the KS, read KS 0.35-0.63 look after look
   and 0.66-0.67 in one or two, stays unread, and the KS itself counts from its surer looks.
 
@@ -74,28 +76,29 @@ class CardEvidence:
     sure: dict[str, float] = field(default_factory=dict)      # ... of the clear looks of at least TWIN_SURE
     sure_looks: dict[str, float] = field(default_factory=dict)  # ... and their number, not faded
     seen: dict[str, float] = field(default_factory=dict)      # looks per label (faded as the confidence)
-    inked: float = 0.0          # summed confidence of the looks their ink contradicts (faded)
-    inked_seen: float = 0.0     # ... and their number (faded)
+    contradicted: float = 0.0   # summed confidence of the looks their own picture contradicts (faded)
+    contradicted_seen: float = 0.0  # ... and their number (faded)
     looks: int = 0
     twin_beside: bool = False   # a card of its label lies beside it in a soft or small picture: sure looks only
 
     def add(self, label: str, confidence: float, weight: float = 1.0, clear: bool = True,
-            wrong_ink: bool = False) -> None:
+            contradicted: bool = False) -> None:
         """One fresh look read ``label`` with ``confidence`` (``weight``: PHOTO_WEIGHT for a photo look;
         ``clear=False``: an unsure reading, one the recogniser did not report as a card however sure
         it was (its own corner or its ink doubts it): it weighs against other labels, never for its own
-        as a clear look; ``wrong_ink``: the look's ink says its suit's colour is wrong, so it weighs
-        against its own label too)."""
+        as a clear look; ``contradicted``: the look's own picture contradicts it (its ink says its
+        suit's colour is wrong, or its card's other corner, read plainly, names another card), so it
+        weighs against its own label too)."""
         if self.decay < 1.0:
             for d in (self.support, self.clear, self.sure, self.seen):
                 for k in d:
                     d[k] *= self.decay
-            self.inked *= self.decay
-            self.inked_seen *= self.decay
+            self.contradicted *= self.decay
+            self.contradicted_seen *= self.decay
         confidence = float(confidence)
-        if wrong_ink:
-            self.inked += weight * confidence
-            self.inked_seen += weight
+        if contradicted:
+            self.contradicted += weight * confidence
+            self.contradicted_seen += weight
         self.support[label] = self.support.get(label, 0.0) + weight * confidence
         self.seen[label] = self.seen.get(label, 0.0) + weight
         if clear and confidence >= CLEAR_CONFIDENCE:
@@ -125,7 +128,7 @@ class CardEvidence:
             return ""
         need = KEEP if best == self.label else DECISIVE
         mine_clear, mine_support, mine_seen = clear[best], self.support.get(best, 0.0), self.seen.get(best, 0.0)
-        if need * self.inked > mine_support or need * self.inked_seen > mine_seen:
+        if need * self.contradicted > mine_support or need * self.contradicted_seen > mine_seen:
             return ""
         for lab, sup in self.support.items():
             if lab == best:

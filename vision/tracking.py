@@ -777,7 +777,7 @@ class TableTracker:
         followed beside it leaves the card only its sure looks as clear ones (:meth:`_twin_beside`,
         ``CardEvidence.doubt_twin``)."""
         tr.evidence.decay = self.vote_decay
-        tr.evidence.add(d.card, d.confidence, weight=weight, clear=clear, wrong_ink=d.wrong_ink)
+        tr.evidence.add(d.card, d.confidence, weight=weight, clear=clear, contradicted=d.wrong_ink or d.overruled)
         indices = list(d.indices) or ([d.box] if self._is_partial(d) else [])
         if indices:
             tr.indices = indices

@@ -20,7 +20,9 @@ class DetectedCard:
     reading behind it was kept from an earlier frame (a still picture, ``reuse_readings``): it
     repeats an earlier look rather than being a new one. ``wrong_ink`` is True when its index's ink
     says its suit's colour is wrong (a black 9C read 9D): the reading is unsure, and it tells that
-    this card's suit is not legible there.
+    this card's suit is not legible there. ``overruled`` is True when it is one lone corner of a card
+    lying apart whose other corner, read plainly, names another card (the top corner of a defocused
+    9H read 5H 0.3, the bottom one 9H 0.8): the reading is unsure, and it is a misread.
     """
 
     card: str
@@ -30,6 +32,7 @@ class DetectedCard:
     indices: list[tuple[float, float, float, float]] = field(default_factory=list)
     fresh: bool = True
     wrong_ink: bool = False
+    overruled: bool = False
 
     @property
     def centre(self) -> tuple[float, float]:

@@ -207,9 +207,11 @@ SURE_CORNER = 0.65
 MIN_DIAGONAL = 2.5
 
 
-def lone_corners_disagree(cards: list[DetectedCard], readings, geometry) -> set[int]:
-    """``id()`` of the one-index ``cards`` that are one of the two corners of a card lying apart whose
-    corners name different cards, and are not plainly sure (under :data:`SURE_CORNER`). Two lone
+def lone_corners_disagree(cards: list[DetectedCard], readings, geometry) -> tuple[set[int], set[int]]:
+    """(doubted, overruled): ``id()`` of the one-index ``cards`` that are one of the two corners of a
+    card lying apart whose corners name different cards, and are not plainly sure (under
+    :data:`SURE_CORNER`); and of those whose other corner is (a misread: the top corner of a
+    defocused 9H read 5H 0.3 while the bottom one reads 9H 0.8, look after look). Two lone
     indices are the corners of one card when each is the other's nearest index of about its size in
     the frame (``readings``: every index read, so an index of a fan or a meld always has a nearer
     neighbour) and they lie as a card's printed corners do (``geometry``'s layouts, as the assembly
@@ -218,7 +220,7 @@ def lone_corners_disagree(cards: list[DetectedCard], readings, geometry) -> set[
     two are taken as two cards.)"""
     lone = [c for c in cards if len(c.indices) == 1 and c.quad is None]
     if len(lone) < 2 or geometry is None or not len(readings):
-        return set()
+        return set(), set()
     # not the jumbo-index layouts: two cards' indices side by side lie as close as their corners
     layouts = [g for g in geometry.layouts() if math.hypot(*g.diag_vec) / g.index_size[1] >= MIN_DIAGONAL]
     boxes = np.array([c.indices[0] for c in lone], dtype=np.float64)
@@ -236,7 +238,7 @@ def lone_corners_disagree(cards: list[DetectedCard], readings, geometry) -> set[
     d = np.hypot(centres[:, None, 0] - centres[None, :, 0], centres[:, None, 1] - centres[None, :, 1])
     # the pairs that are each other's nearest (a tenth's slack for a second box on one index)
     ii, jj = np.nonzero(np.triu((d <= nearest[:, None] / 0.9) & (d <= nearest[None, :] / 0.9), k=1))
-    out = set()
+    out, overruled = set(), set()
     for i, j in zip(ii.tolist(), jj.tolist()):
         if lone[i].card == lone[j].card or min(lone[i].confidence, lone[j].confidence) >= SURE_CORNER:
             continue
@@ -246,8 +248,12 @@ def lone_corners_disagree(cards: list[DetectedCard], readings, geometry) -> set[
         cost, _theta, _w = layout_fits(layouts, np.array([vx]), np.array([vy]), sizes[i:i + 1],
                                        sizes[j:j + 1], np.array([aspect]))
         if np.isfinite(cost).any():
-            out.update(id(c) for c in (lone[i], lone[j]) if c.confidence < SURE_CORNER)
-    return out
+            for c, other in ((lone[i], lone[j]), (lone[j], lone[i])):
+                if c.confidence < SURE_CORNER:
+                    out.add(id(c))
+                    if other.confidence >= SURE_CORNER:
+                        overruled.add(id(c))
+    return out, overruled
 
 
 def wrong_ink(cards: list[DetectedCard], image, memo: dict | None = None) -> set[int]:
@@ -263,7 +269,7 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
                 ink_memo: dict | None = None, coarse: bool = False) -> tuple[list[DetectedCard], list[DetectedCard]]:
     """(reported, unsure): :func:`reported_cards` less the cards their own indices contradict
     (:func:`contradicted`; ``doubt_weak_corners``: :func:`weak_corners`; with the BGR ``image``, also
-    a cut index: :func:`cut_by_edge`; with the deck's index ``geometry``, also two lone corners of one card: :func:`lone_corners_disagree`),
+    a cut index: :func:`cut_by_edge`; with the deck's index ``geometry``, also two lone corners of one card: :func:`lone_corners_disagree`, the one whose other corner is plainly sure marked ``overruled``),
     those whose ink does (``doubt_ink``, with the BGR ``image``:
     :func:`wrong_ink`), with ``doubt_contradicted`` a suit read nearly as surely as its twin of the
     same colour (:func:`unsure_suit`), on a table of several packs (``several_packs``) in a ``coarse`` picture (soft or small: ``vision.twins``) a label
@@ -278,8 +284,11 @@ def split_cards(cards: list[DetectedCard], config: RecognizerConfig, repeated: s
         if readings:
             # the opposite corner may be read too unsure to be a card itself (the turned corner of a
             # KH read 7H 0.53 sure, its upright corner KH 0.33): it still names another card
-            doubted |= lone_corners_disagree([c for c in cards if c.confidence >= config.unsure_confidence],
-                                             readings, geometry)
+            lone_doubted, overruled = lone_corners_disagree(
+                [c for c in cards if c.confidence >= config.unsure_confidence], readings, geometry)
+            doubted |= lone_doubted
+            for c in cards:
+                c.overruled = id(c) in overruled
     if config.doubt_weak_corners and frame is not None:
         doubted |= weak_corners(confident, frame)
     if config.doubt_contradicted and frame is not None:
