@@ -13,7 +13,7 @@ from tableref.vision.recognition import (MachineSettings, ModelError, Recognizer
                                          live_table_preset, photo_preset, read_spec)
 from tableref.vision.recognition import memo as memo_mod
 from tableref.vision.recognition import plan as plan_mod
-from tableref.vision.recognition.presets import COUNT_TABLE, LIVE_VIDEO, PHOTO, PHOTO_QUALITY
+from tableref.vision.recognition.presets import COUNT_TABLE, LIVE_VIDEO, PHOTO, PHOTO_QUALITY, QUICK_COUNT_TABLE
 from tableref.vision.views import letterbox_view
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +44,8 @@ def test_the_presets_read_at_photo_quality_unless_quick():
     # a three-pack table's loop sharpens a soft frame for the detector alone
     assert desmoche.unsoften and desmoche.unsoften_reads and marriage.unsoften and not marriage.unsoften_reads
     quick = live_table_preset(count=True, quick=True)
-    assert all(getattr(quick, k) == v for k, v in {**LIVE_VIDEO, **COUNT_TABLE}.items()) and quick.fast_classifier
+    assert all(getattr(quick, k) == v for k, v in {**LIVE_VIDEO, **QUICK_COUNT_TABLE}.items()) and quick.fast_classifier
+    assert quick.index_px_fallback is None and marriage.index_px_fallback == (22.0, 26.0)
     assert live_table_preset(quick=True).index_px_min is None
     assert live_table_preset(count=True, index_px_min=30.0).index_px_min == 30.0     # a change wins
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -145,6 +146,24 @@ def test_the_plan_enlarges_small_indices_shrinks_large_ones_and_looks_again_wher
     big = plan.second_views(4000, 3000, plan.full_view(4000, 3000), none, none)     # indices too small to see?
     assert 1 < len(big) <= plan.config.max_tiles
     assert _plan(tiling=False).second_views(1280, 720, full, np.full(5, 10.0, np.float32), sure) == []
+
+
+def test_a_count_table_falls_back_to_its_smaller_size_where_the_larger_takes_tiles_or_the_picture_is_soft():
+    """A count's indices are read at 32 px where the enlarged frame is read in one piece (a real 720p
+    camera's table); where 32 px would take tiles (a rendered count's tiny indices) or the picture
+    measured soft, at the fallback's 26 px, enlarged only where they come out under its 22 px."""
+    config = camera_preset(index_px_fallback=(22.0, 26.0), max_rect_pixels=2_200_000)
+    plan = plan_mod.ScalePlan(config=config, band=plan_mod.IndexBand(28.0, 32.0, 60.0), imgsz=640, dynamic=True,
+                              rect_stride=32)
+    full = plan.full_view(1280, 720)
+    sure = np.full(5, 0.9, np.float32)
+    (one,) = plan.second_views(1280, 720, full, np.full(5, 16.0, np.float32), sure)
+    assert one.scale == pytest.approx(0.5 * 32.0 / 16.0)
+    (soft,) = plan.second_views(1280, 720, full, np.full(5, 16.0, np.float32), sure, soft=True)
+    assert soft.scale == pytest.approx(0.5 * 26.0 / 16.0)
+    assert plan.second_views(1280, 720, full, np.full(5, 24.0, np.float32), sure, soft=True) == []
+    tiles = plan.second_views(1280, 720, full, np.full(5, 8.0, np.float32), sure)    # 32 px: 4.7 M pixels
+    assert len(tiles) > 1 and all(t.scale == pytest.approx(0.5 * 26.0 / 8.0) for t in tiles)
 
 
 def test_the_second_pass_wins_where_both_passes_see_one_index_and_the_turned_merge_keeps_rivals():

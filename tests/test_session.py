@@ -315,7 +315,8 @@ def test_a_marriage_session_reads_the_table_as_three_packs_enlarged():
     d = TableSession(source="synthetic", game="desmoche", players=["Ana", "Beto"])._get_recognizer()
     assert m.config.several_packs and not d.config.several_packs
     assert d.config.one_pack and not m.config.one_pack          # Desmoche: a label read twice is reported once
-    assert m.band.min == 22.0 and d.band.min == 28.0 and not m.fast_classifier and not d.fast_classifier
+    assert m.band.min == d.band.min == 28.0 and not m.fast_classifier and not d.fast_classifier
+    assert m.config.index_px_fallback == (22.0, 26.0) and d.config.index_px_fallback is None
     assert m.config.reuse_scale_frames == d.config.reuse_scale_frames == 4
     quick = MachineSettings(quick=True)
     mq = TableSession(source="synthetic", game="marriage", players=["Ana", "Beto"], machine=quick)._get_recognizer()

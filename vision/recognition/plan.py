@@ -88,9 +88,11 @@ class ScalePlan:
         """The whole frame letterboxed into the detector's input."""
         return letterbox_view(w, h, self.imgsz, rect_stride=self.rect_stride)
 
-    def second_views(self, w: int, h: int, full: View, sizes: np.ndarray, scores: np.ndarray) -> list[View]:
+    def second_views(self, w: int, h: int, full: View, sizes: np.ndarray, scores: np.ndarray,
+                     soft: bool = False) -> list[View]:
         """After the full view found boxes of ``sizes`` (input px) and ``scores``: the views to read
-        again (enlarged tiles or frame, shrunk frame), or none where the indices are read at its scale."""
+        again (enlarged tiles or frame, shrunk frame), or none where the indices are read at its scale
+        (``soft``: the picture measured soft, see ``RecognizerConfig.index_px_fallback``)."""
         c, S = self.config, self.imgsz
         if not c.tiling:
             return []
@@ -109,8 +111,13 @@ class ScalePlan:
         med = float(np.median(ref))
         if med < self.band.min and full.scale < c.max_upscale:
             scale = min(c.max_upscale, full.scale * self.band.target / max(med, 1.0))
+            if c.index_px_fallback is not None and (soft or not self._one_piece(w, h, scale)):
+                low, target = c.index_px_fallback
+                if med >= low:
+                    return []
+                scale = min(c.max_upscale, full.scale * target / max(med, 1.0))
             overlap = TILE_OVERLAP_INDICES * float(np.percentile(ref, 90)) / full.scale
-            if self.dynamic and w * h * scale * scale <= c.max_rect_pixels:
+            if self._one_piece(w, h, scale):
                 # a model with a dynamic input reads the enlarged frame in one piece: no
                 # overlapping square tiles, no padding
                 return [letterbox_view(w, h, S, scale=scale, rect_stride=self.rect_stride)]
@@ -119,6 +126,11 @@ class ScalePlan:
             scale = full.scale * math.sqrt(self.band.target * self.band.max) / med
             return [letterbox_view(w, h, S, scale=scale, rect_stride=self.rect_stride)]
         return []
+
+    def _one_piece(self, w: int, h: int, scale: float) -> bool:
+        """Whether a ``w`` x ``h`` frame enlarged by ``scale`` is read in one piece (a dynamic-input
+        model, up to ``max_rect_pixels``)."""
+        return self.dynamic and w * h * scale * scale <= self.config.max_rect_pixels
 
     def tiles(self, w: int, h: int, scale: float, overlap_px: float) -> list[View]:
         """Square tiles at ``scale`` (shrunk by TILE_SHRINK until at most ``max_tiles``)."""

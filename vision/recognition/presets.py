@@ -70,6 +70,10 @@ class RecognizerConfig:
     index_px_min: float | None = None
     index_px_target: float | None = None
     index_px_max: float | None = None
+    # (min, target): where reading at index_px_target would take tiles (the enlarged frame over
+    # max_rect_pixels) or the picture is soft, the indices are read enlarged whenever they come out
+    # under min, to about target, instead (None: never)
+    index_px_fallback: tuple[float, float] | None = None
     max_upscale: float = 2.0        # never enlarge the source more than this
     max_tiles: int = 24             # a bound on the work for huge photos
     max_rect_pixels: int = 1_400_000  # a dynamic-input model reads an enlarged frame up to this size in one piece
@@ -182,10 +186,17 @@ PHOTO = dict(PHOTO_QUALITY, doubt_contradicted=False, deglare=False, unsoften=Fa
 # picture has not changed keeps its reading
 LIVE_VIDEO = dict(reuse_scale_frames=4, reuse_views=True, reuse_readings=True)
 # a table decided by a per-seat count of laid-down hands (Marriage: 21 cards a seat in overlapped
-# strips, 80 and more small indices, and no hurry): read enlarged whenever its indices come out
-# under 22 px, to about 26 px. Enlarged to photo quality's 32 px, a rendered count of 85 cards takes
-# 15 tiles and 250 ms a frame (26 px: 8 tiles, 140 ms) and its hands were published seconds late
-COUNT_TABLE = dict(index_px_min=22.0, index_px_target=26.0, max_rect_pixels=2_200_000)
+# strips, 80 and more small indices, and no hurry): read at photo quality's 32 px where the enlarged
+# frame is read in one piece (a real 720p camera's table), else enlarged whenever its indices come
+# out under 22 px, to about 26 px. Enlarged to 32 px, a rendered count of 85 cards takes 15 tiles and
+# 250 ms a frame (26 px: 8 tiles, 140 ms) and its hands were published seconds late; a soft frame is
+# read at 26 px too (read as the camera gave it at 32 px, the real fan's defocused 9C was read 9S
+# look after look and counted in 2 feeds of 10). At 32 px the real fan's clean and dim feeds read
+# 49-50 cards, the 3D's small index more often (26 px: 48-50)
+COUNT_TABLE = dict(index_px_min=PHOTO_INDEX_PX[0], index_px_target=PHOTO_INDEX_PX[1],
+                   index_px_fallback=(22.0, 26.0), max_rect_pixels=2_200_000)
+# ... and read quick (a slow machine): always as the fallback
+QUICK_COUNT_TABLE = dict(index_px_min=22.0, index_px_target=26.0, max_rect_pixels=2_200_000)
 
 
 # a live table of several packs (Marriage): identical cards may lie side by side, and its camera loop
@@ -218,7 +229,7 @@ def live_table_preset(*, count: bool = False, several_packs: bool = False, one_p
     the table is decided by a per-seat count of laid-down hands (``COUNT_TABLE``: its indices
     enlarged to a size of their own); ``several_packs``: identical cards may lie side by side;
     ``one_pack``: each card is on the table once at most; ``changes`` set any field."""
-    reading = {**({} if quick else PHOTO_QUALITY), **(COUNT_TABLE if count else {})}
+    reading = {**({} if quick else PHOTO_QUALITY), **((QUICK_COUNT_TABLE if quick else COUNT_TABLE) if count else {})}
     return RecognizerConfig(**{**LIVE_VIDEO, **reading, **(SEVERAL_PACKS_LIVE if several_packs else {}),
                                **({"one_pack": True} if one_pack else {}), **changes})
 

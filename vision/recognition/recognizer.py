@@ -114,6 +114,7 @@ class CardRecognizer:
         read, detected = self.pictures(image)
         frame = FrameReading(read, self._helper, find_outlines=self.config.outlines, cut_in_helper=True,
                              detector_image=detected)
+        frame.soft = is_soft(self.last_blur)
         self.last_stats = stats = frame.stats
         stats.count_view(t0, c0)          # the picture made ready (the glare taken off) is part of the views
         readings = self._read_indices(frame)
@@ -294,4 +295,6 @@ class CardRecognizer:
     def _frame(self, image: np.ndarray) -> FrameReading:
         """A frame read one step at a time: no work in the helper thread."""
         read, detected = self.pictures(image)
-        return FrameReading(read, self._helper, detector_image=detected)
+        frame = FrameReading(read, self._helper, detector_image=detected)
+        frame.soft = is_soft(self.last_blur)
+        return frame
