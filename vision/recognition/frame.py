@@ -32,7 +32,8 @@ class FrameReading:
         # the picture the detector looks for indices in: ``image`` (which the classifier reads), or a
         # soft frame sharpened for the detector alone (``RecognizerConfig.unsoften_reads`` False)
         self.detector_image = image if detector_image is None else detector_image
-        self.soft = False           # the picture measured soft (``images.is_soft``), where measured
+        # the picture lost its fine print: measured soft (``images.is_soft``) or small (``vision.twins``)
+        self.coarse = False
         self.stats = RecognitionStats()
         self.full_view: View | None = None          # the whole frame letterboxed, if it was read
         self.full_picture: np.ndarray | None = None  # ... as rendered for the detector

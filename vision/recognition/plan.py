@@ -89,10 +89,10 @@ class ScalePlan:
         return letterbox_view(w, h, self.imgsz, rect_stride=self.rect_stride)
 
     def second_views(self, w: int, h: int, full: View, sizes: np.ndarray, scores: np.ndarray,
-                     soft: bool = False) -> list[View]:
+                     coarse: bool = False) -> list[View]:
         """After the full view found boxes of ``sizes`` (input px) and ``scores``: the views to read
         again (enlarged tiles or frame, shrunk frame), or none where the indices are read at its scale
-        (``soft``: the picture measured soft, see ``RecognizerConfig.index_px_fallback``)."""
+        (``coarse``: the picture lost its fine print, soft or small: see ``RecognizerConfig.index_px_fallback``)."""
         c, S = self.config, self.imgsz
         if not c.tiling:
             return []
@@ -111,7 +111,7 @@ class ScalePlan:
         med = float(np.median(ref))
         if med < self.band.min and full.scale < c.max_upscale:
             scale = min(c.max_upscale, full.scale * self.band.target / max(med, 1.0))
-            if c.index_px_fallback is not None and (soft or not self._one_piece(w, h, scale)):
+            if c.index_px_fallback is not None and (coarse or not self._one_piece(w, h, scale)):
                 low, target = c.index_px_fallback
                 if med >= low:
                     return []

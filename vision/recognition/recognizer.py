@@ -114,7 +114,7 @@ class CardRecognizer:
         read, detected = self.pictures(image)
         frame = FrameReading(read, self._helper, find_outlines=self.config.outlines, cut_in_helper=True,
                              detector_image=detected)
-        frame.soft = is_soft(self.last_blur)
+        frame.coarse = is_soft(self.last_blur) or small_picture(read.shape[1], read.shape[0])
         self.last_stats = stats = frame.stats
         stats.count_view(t0, c0)          # the picture made ready (the glare taken off) is part of the views
         readings = self._read_indices(frame)
@@ -134,7 +134,7 @@ class CardRecognizer:
             stats.ms_outlines = (time.perf_counter() - t2) * 1000
         cards, unsure = split_cards(cards, self.config, frame.repeated, readings, self.names, frame.image,
                                     self.geometry, frame.inks,
-                                    coarse=is_soft(self.last_blur) or small_picture(w, h))
+                                    coarse=frame.coarse)
         stats.ms_total = (time.perf_counter() - t0) * 1000
         stats.cpu_ms_thread = (time.thread_time() - c0) * 1000
         return cards, unsure
@@ -296,5 +296,5 @@ class CardRecognizer:
         """A frame read one step at a time: no work in the helper thread."""
         read, detected = self.pictures(image)
         frame = FrameReading(read, self._helper, detector_image=detected)
-        frame.soft = is_soft(self.last_blur)
+        frame.coarse = is_soft(self.last_blur) or small_picture(read.shape[1], read.shape[0])
         return frame
