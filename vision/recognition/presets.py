@@ -195,10 +195,11 @@ LIVE_VIDEO = dict(reuse_scale_frames=4, reuse_views=True, reuse_readings=True)
 # read 9S look after look and counted in 2 feeds of 10, and a 640x360 camera's clean and knocked
 # feeds counted a 6D for the 5D and an 8D for the 6D). At 32 px the real fan's clean and dim feeds
 # read 49-50 cards, the 3D's small index more often (26 px: 48-50)
+COUNT_INDEX_PX = (22.0, 26.0)
 COUNT_TABLE = dict(index_px_min=PHOTO_INDEX_PX[0], index_px_target=PHOTO_INDEX_PX[1],
-                   index_px_fallback=(22.0, 26.0), max_rect_pixels=2_200_000)
+                   index_px_fallback=COUNT_INDEX_PX, max_rect_pixels=2_200_000)
 # ... and read quick (a slow machine): always as the fallback
-QUICK_COUNT_TABLE = dict(index_px_min=22.0, index_px_target=26.0, max_rect_pixels=2_200_000)
+QUICK_COUNT_TABLE = dict(index_px_min=COUNT_INDEX_PX[0], index_px_target=COUNT_INDEX_PX[1], max_rect_pixels=2_200_000)
 
 
 # a live table of several packs (Marriage): identical cards may lie side by side, and its camera loop

@@ -111,10 +111,7 @@ class CardRecognizer:
     def _read(self, image: np.ndarray, read_blurred: bool = False) -> tuple[list[DetectedCard], list[DetectedCard]]:
         """(cards, unsure readings) of one image (``confidence.split_cards``)."""
         t0, c0 = time.perf_counter(), time.thread_time()
-        read, detected = self.pictures(image)
-        frame = FrameReading(read, self._helper, find_outlines=self.config.outlines, cut_in_helper=True,
-                             detector_image=detected)
-        frame.coarse = is_soft(self.last_blur) or small_picture(read.shape[1], read.shape[0])
+        frame = self._frame(image, find_outlines=self.config.outlines, cut_in_helper=True)
         self.last_stats = stats = frame.stats
         stats.count_view(t0, c0)          # the picture made ready (the glare taken off) is part of the views
         readings = self._read_indices(frame)
@@ -292,9 +289,10 @@ class CardRecognizer:
         sharpened = unsoften(image, unsoften_amount(sigma)) if c.unsoften else image
         return (sharpened if c.unsoften_reads else image), sharpened
 
-    def _frame(self, image: np.ndarray) -> FrameReading:
-        """A frame read one step at a time: no work in the helper thread."""
+    def _frame(self, image: np.ndarray, **helpers) -> FrameReading:
+        """The reading of ``image`` made ready: its pictures, whether it lost its fine print; no work
+        in the helper thread unless ``helpers`` (``FrameReading``'s options) ask for it."""
         read, detected = self.pictures(image)
-        frame = FrameReading(read, self._helper, detector_image=detected)
+        frame = FrameReading(read, self._helper, detector_image=detected, **helpers)
         frame.coarse = is_soft(self.last_blur) or small_picture(read.shape[1], read.shape[0])
         return frame
