@@ -839,3 +839,32 @@ def test_a_label_read_unsurely_beside_a_card_of_that_label_in_a_small_or_soft_pi
     # a sharp, large picture: identical cards side by side are two cards (a Marriage dublee; on one
     # pack the session sets both aside)
     assert _twins_table((1280, 720)) == ["KS", "KS"]
+
+
+def test_a_second_box_on_followed_indices_is_a_look_at_them_not_a_new_card():
+    """The real fanned deal's dim feed (100 frames, seed 2): the 9C and the 3D beside it, each followed
+    from its index alone; in some frames a third box across the two was read 9D (unsure mostly, one
+    clear look), was born a card, then followed the 9C's index 3 px aside and was counted 9D for the
+    9C. A box over indices seen in the same frame is those indices read again: no new card, and where
+    it lies on one of them its reading counts against that card's."""
+    nine_box, three_box = (581.0, 57.0, 600.0, 88.0), (601.0, 50.0, 618.0, 85.0)
+    across, aside = (592.0, 51.0, 610.0, 85.0), (584.0, 56.0, 597.0, 86.0)
+    tr = TableTracker(default_zones(4, FRAME))
+
+    def frame(k, extra=()):
+        nine = DetectedCard("9C", 0.6, nine_box, indices=[nine_box])
+        three = DetectedCard("3D", 0.7, three_box, indices=[three_box])
+        tr.update(obs(k / 10, [nine, three, *extra]))
+
+    for k in range(10):
+        frame(k)
+    assert sorted(c.card for c in tr.published.cards) == ["3D", "9C"]
+    for k in range(10, 40):
+        frame(k, [DetectedCard("9D", 0.39, across, indices=[across])] if k % 3 == 0 else
+              [DetectedCard("9D", 0.45, aside, indices=[aside])] if k % 3 == 1 else [])
+    assert sorted(c.card for c in tr.published.cards) == ["3D", "9C"]
+    assert len(tr.tracks) == 2
+    nine = next(t for t in tr.tracks if t.label == "9C")
+    assert nine.evidence.support.get("9D", 0.0) > 0        # the box on its index counted against it
+    three = next(t for t in tr.tracks if t.label == "3D")
+    assert "9D" not in three.evidence.support               # the box across two tells nothing of either

@@ -30,8 +30,11 @@ again in every frame, so the looks are combined per position, never per label:
 * a card with a **twin beside** it (``twin_beside``: in a picture that lost its fine print, a card
   of its label lies beside it, ``vision.twins``) counts only its looks of at least ``TWIN_SURE`` as
   clear, and only once ``TWIN_LOOKS`` of them came (a photo look
-  counting ``PHOTO_WEIGHT``): the half-covered 6S beside the KS, read KS 0.35-0.63 look after look
-  and 0.66-0.67 in one or two, stays unread, and the KS itself counts from its surer looks.
+  counting ``PHOTO_WEIGHT``) and they are at least ``TWIN_SHARE`` of the twin's own sure looks of
+  that label: the half-covered 6S beside the KS, read KS 0.35-0.63 look after look
+  and 0.66-0.67 in one or two, stays unread, and the KS itself counts from its surer looks. Both
+  counts grow with the time the cards lie there, their ratio does not: in a 640×360 camera's dim
+  feed of 100 frames the 6S read KS surely in a burst of four looks, the KS itself in 18.
 
 Keeping a card read clearly in one look of five raised the share of real fanned cards read
 from 0.909 to 0.944 with no wrong label, where a majority vote over the looks gave 0.907: one
@@ -53,6 +56,9 @@ POOLED = 1.5
 # that does not fade: in 40-frame feeds of the real fan defocused, the KS beside the 6S has 4-13 such
 # looks, the 6S read KS 1-2)
 TWIN_LOOKS = 3.0
+# ... and once they are at least this share of the sure looks of the twin beside it at that label (two
+# copies of a card side by side are read alike; a misread beside the card it copies, far less surely)
+TWIN_SHARE = 1.0 / 3.0
 PHOTO_WEIGHT = 4.0          # a look at photo quality (the still table read again) counts this many camera looks
 CANDIDATES = 3              # an unread card shows this many candidates
 
@@ -80,6 +86,8 @@ class CardEvidence:
     contradicted_seen: float = 0.0  # ... and their number (faded)
     looks: int = 0
     twin_beside: bool = False   # a card of its label lies beside it in a soft or small picture: sure looks only
+    # ... the evidence of that card (its sure looks at the label weigh against this one's), if known
+    twin: CardEvidence | None = field(default=None, repr=False, compare=False)
 
     def add(self, label: str, confidence: float, weight: float = 1.0, clear: bool = True,
             contradicted: bool = False) -> None:
@@ -109,11 +117,13 @@ class CardEvidence:
         self.looks += 1
         self.label = self._decide()
 
-    def doubt_twin(self) -> None:
-        """A card of its label lies beside it in a picture that lost its fine print: from now on only
-        its looks of at least ``TWIN_SURE`` are clear ones (those before included)."""
-        if not self.twin_beside:
+    def doubt_twin(self, twin: CardEvidence | None = None) -> None:
+        """A card of its label lies beside it in a picture that lost its fine print (``twin``: that
+        card's evidence): from now on only its looks of at least ``TWIN_SURE`` are clear ones (those
+        before included), and they must be ``TWIN_SHARE`` of the twin's at least."""
+        if not self.twin_beside or (twin is not None and twin is not self.twin):
             self.twin_beside = True
+            self.twin = twin if twin is not None else self.twin
             self.label = self._decide()
 
     label: str = ""             # the label the evidence decides, ``""`` while unread (see :meth:`add`)
@@ -124,8 +134,12 @@ class CardEvidence:
         best = max(clear, key=clear.get, default=None)
         if best is None or clear[best] <= 0.0:
             return ""
-        if self.twin_beside and self.sure_looks.get(best, 0.0) < TWIN_LOOKS:
-            return ""
+        if self.twin_beside:
+            need_looks = TWIN_LOOKS
+            if self.twin is not None:
+                need_looks = max(need_looks, TWIN_SHARE * self.twin.sure_looks.get(best, 0.0))
+            if self.sure_looks.get(best, 0.0) < need_looks - 1e-9:
+                return ""
         need = KEEP if best == self.label else DECISIVE
         mine_clear, mine_support, mine_seen = clear[best], self.support.get(best, 0.0), self.seen.get(best, 0.0)
         if need * self.contradicted > mine_support or need * self.contradicted_seen > mine_seen:

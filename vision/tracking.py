@@ -62,7 +62,9 @@ How it decides
   the card was read as index only, or misread) are merged into the older. An index
   read alone on a corner index a card was seen whole with a moment before
   (``OWN_INDEX_IOU``, ``OWN_INDEX_SECONDS``) is a look at that card, never a new one:
-  a misreading of its own index counts against its reading.
+  a misreading of its own index counts against its reading. So is a second box on the indices of
+  cards followed from their index alone and seen in the same frame (``SAME_INDEX_IOU``,
+  ``COVERED_SHARE``): over one of them, a look at that card; across two, nothing.
 * **Publication**: the per-seat layout (melds, order, loose cards, centre,
   labels) is computed from confirmed tracks every clear frame; when it has not
   changed for ``stable_seconds`` it is published as a new
@@ -121,6 +123,15 @@ REREAD_MARGIN = 0.6
 # deal's defocused 5D, whole again 0.1-0.4 s after each look that read its upper index 6D)
 OWN_INDEX_IOU = 0.5
 OWN_INDEX_SECONDS = 0.5
+# an index read alone where the indices of cards followed from their index alone and seen in the same
+# frame lie is those indices read a second time, never a new card: where one of them overlaps it
+# SAME_INDEX_IOU (the real fanned deal's dim feed read the 9C's index 9C in one box and, 3 px aside,
+# 9D in a second one overlapping it 0.45), or they cover COVERED_SHARE of its box together (a box
+# across the 9C's and the 3D's indices, read 9D, was born a card and then followed the 9C's index).
+# The labelled indices of two cards in its tight fans overlap 0.28 at most (the half-covered 6S and
+# the AS over it), and an index's neighbours cover 0.49 of it at most (the QD's)
+SAME_INDEX_IOU = 0.4
+COVERED_SHARE = 0.75
 # a pile holding at least this many cards of each of two seats is two seats' cards, not one meld
 SEAT_GROUP = 3
 # the same cards, grouped differently from frame to frame, are published after this many times
@@ -207,6 +218,11 @@ def _seen_indices(d: DetectedCard, t: float) -> list:
 
 def _long_side(box) -> float:
     return float(max(box[2] - box[0], box[3] - box[1]))
+
+
+def _box_overlap(a, b) -> float:
+    """The area two boxes ``(x1, y1, x2, y2)`` share."""
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
 def _box_iou(a, b) -> float:
@@ -448,7 +464,7 @@ class TableTracker:
         if sharp and not obs.occluded:
             for di in unmatched_dets:
                 d = dets[di]
-                if self._own_index_look(d, t):
+                if self._own_index_look(d, t) or self._same_index_look(d, t):
                     continue
                 tr = Track(id=next(self._ids), box=np.asarray(d.box, dtype=np.float64),
                            quad=np.asarray(d.quad, dtype=np.float64).reshape(4, 2) if d.quad else None,
@@ -669,6 +685,27 @@ class TableTracker:
             return True
         return False
 
+    def _same_index_look(self, d: DetectedCard, t: float) -> bool:
+        """Whether ``d``, matched to no card, is an index alone lying over the indices of cards followed
+        from their index alone and seen in this frame (one of them overlapping it ``SAME_INDEX_IOU``,
+        or all of them covering ``COVERED_SHARE`` of it): a second box on those indices, read again,
+        never a new card. Where it lies on one of them, a label other than that card's counts in its
+        evidence, against it; a box across two indices tells nothing of either."""
+        if not self._is_partial(d):
+            return False
+        seen = [tr for tr in self.tracks if tr.confirmed and tr.partial and tr.last_t == t and tr.det_box is not None]
+        if not seen:
+            return False
+        box = np.asarray(d.box, dtype=np.float64)
+        area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
+        overlaps = [_box_iou(tr.det_box, box) for tr in seen]
+        k = int(np.argmax(overlaps))
+        if overlaps[k] >= SAME_INDEX_IOU:
+            if d.fresh and d.card != seen[k].label:
+                self._look(seen[k], d)
+            return True
+        return sum(_box_overlap(tr.det_box, box) for tr in seen) >= COVERED_SHARE * area
+
     def _is_partial(self, d: DetectedCard) -> bool:
         """Only corner indices of this card were seen: no quad, and a box that is its indices' (a
         strip of two indices, however turned) or much smaller than a card."""
@@ -781,19 +818,20 @@ class TableTracker:
         indices = list(d.indices) or ([d.box] if self._is_partial(d) else [])
         if indices:
             tr.indices = indices
-        if self._twin_beside(tr, d, indices):
-            tr.evidence.doubt_twin()
+        twin = self._twin_beside(tr, d, indices)
+        if twin is not None:
+            tr.evidence.doubt_twin(twin.evidence)
 
-    def _twin_beside(self, tr: Track, d: DetectedCard, indices: list) -> bool:
-        """Whether ``d``, a look at ``tr`` through its ``indices``, reads under ``TWIN_SURE`` the label of
-        another card followed with an index beside them, in a soft or small picture (``vision.twins``:
+    def _twin_beside(self, tr: Track, d: DetectedCard, indices: list) -> Track | None:
+        """The card (if any) whose label ``d``, a look at ``tr`` through its ``indices``, reads under
+        ``TWIN_SURE``, followed with an index beside them, in a soft or small picture (``vision.twins``:
         the half-covered 6S beside the KS read KS, in the frames where the KS itself is read otherwise
         or not at all). On a table of one pack as well: there the misread would set both cards aside
         (a label read at two places), the KS with the 6S."""
         if not (self._coarse and indices) or d.confidence >= TWIN_SURE:
-            return False
-        return any(o is not tr and o.label == d.card and o.indices and side_by_side(indices, o.indices)
-                   for o in self._labelled.get(d.card, ()))
+            return None
+        return next((o for o in self._labelled.get(d.card, ())
+                     if o is not tr and o.label == d.card and o.indices and side_by_side(indices, o.indices)), None)
 
     def _index_labels(self) -> None:
         """The tracks of each label (:meth:`_twin_beside` asks for one label's, not every track's)."""
