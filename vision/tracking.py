@@ -220,11 +220,6 @@ def _long_side(box) -> float:
     return float(max(box[2] - box[0], box[3] - box[1]))
 
 
-def _box_overlap(a, b) -> float:
-    """The area two boxes ``(x1, y1, x2, y2)`` share."""
-    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-
-
 def _box_iou(a, b) -> float:
     if a is None or b is None:
         return 0.0
@@ -696,15 +691,18 @@ class TableTracker:
         seen = [tr for tr in self.tracks if tr.confirmed and tr.partial and tr.last_t == t and tr.det_box is not None]
         if not seen:
             return False
-        box = np.asarray(d.box, dtype=np.float64)
-        area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
-        overlaps = [_box_iou(tr.det_box, box) for tr in seen]
+        box = np.asarray(d.box, dtype=np.float64).reshape(1, 4)
+        boxes = np.array([tr.det_box for tr in seen], dtype=np.float64).reshape(-1, 4)
+        overlaps = _iou_matrix(boxes, box)[:, 0]
         k = int(np.argmax(overlaps))
         if overlaps[k] >= SAME_INDEX_IOU:
             if d.fresh and d.card != seen[k].label:
                 self._look(seen[k], d)
             return True
-        return sum(_box_overlap(tr.det_box, box) for tr in seen) >= COVERED_SHARE * area
+        shared = (np.clip(np.minimum(boxes[:, 2], box[0, 2]) - np.maximum(boxes[:, 0], box[0, 0]), 0.0, None)
+                  * np.clip(np.minimum(boxes[:, 3], box[0, 3]) - np.maximum(boxes[:, 1], box[0, 1]), 0.0, None))
+        area = max(float((box[0, 2] - box[0, 0]) * (box[0, 3] - box[0, 1])), 1e-6)
+        return float(shared.sum()) >= COVERED_SHARE * area
 
     def _is_partial(self, d: DetectedCard) -> bool:
         """Only corner indices of this card were seen: no quad, and a box that is its indices' (a
