@@ -86,8 +86,9 @@ class CardEvidence:
     contradicted_seen: float = 0.0  # ... and their number (faded)
     looks: int = 0
     twin_beside: bool = False   # a card of its label lies beside it in a soft or small picture: sure looks only
-    # ... the evidence of that card (its sure looks at the label weigh against this one's), if known
-    twin: CardEvidence | None = field(default=None, repr=False, compare=False)
+    # ... that card's ``sure_looks`` (the dict itself, which its looks go on filling: its sure looks at
+    # the label weigh against this one's; not its evidence, so no chain of old cards is kept), if known
+    twin_sure: dict[str, float] | None = field(default=None, repr=False, compare=False)
 
     def add(self, label: str, confidence: float, weight: float = 1.0, clear: bool = True,
             contradicted: bool = False) -> None:
@@ -121,9 +122,9 @@ class CardEvidence:
         """A card of its label lies beside it in a picture that lost its fine print (``twin``: that
         card's evidence): from now on only its looks of at least ``TWIN_SURE`` are clear ones (those
         before included), and they must be ``TWIN_SHARE`` of the twin's at least."""
-        if not self.twin_beside or (twin is not None and twin is not self.twin):
+        if not self.twin_beside or (twin is not None and twin.sure_looks is not self.twin_sure):
             self.twin_beside = True
-            self.twin = twin if twin is not None else self.twin
+            self.twin_sure = twin.sure_looks if twin is not None else self.twin_sure
             self.label = self._decide()
 
     label: str = ""             # the label the evidence decides, ``""`` while unread (see :meth:`add`)
@@ -136,8 +137,8 @@ class CardEvidence:
             return ""
         if self.twin_beside:
             need_looks = TWIN_LOOKS
-            if self.twin is not None:
-                need_looks = max(need_looks, TWIN_SHARE * self.twin.sure_looks.get(best, 0.0))
+            if self.twin_sure is not None:
+                need_looks = max(need_looks, TWIN_SHARE * self.twin_sure.get(best, 0.0))
             if self.sure_looks.get(best, 0.0) < need_looks - 1e-9:
                 return ""
         need = KEEP if best == self.label else DECISIVE
