@@ -83,7 +83,7 @@ import cv2
 import numpy as np
 
 from tableref.vision.card_evidence import CLEAR_CONFIDENCE, PHOTO_WEIGHT, CardEvidence
-from tableref.vision.geometry import union
+from tableref.vision.geometry import box_area, pairwise_overlap, union
 from tableref.vision.layout import (
     GAP_FRAC,
     ROW_FRAC,
@@ -693,16 +693,15 @@ class TableTracker:
             return False
         box = np.asarray(d.box, dtype=np.float64).reshape(1, 4)
         boxes = np.array([tr.det_box for tr in seen], dtype=np.float64).reshape(-1, 4)
-        overlaps = _iou_matrix(boxes, box)[:, 0]
-        k = int(np.argmax(overlaps))
-        if overlaps[k] >= SAME_INDEX_IOU:
+        iou, of_smaller = pairwise_overlap(boxes, box)
+        k = int(np.argmax(iou[:, 0]))
+        if iou[k, 0] >= SAME_INDEX_IOU:
             if d.fresh and d.card != seen[k].label:
                 self._look(seen[k], d)
             return True
-        shared = (np.clip(np.minimum(boxes[:, 2], box[0, 2]) - np.maximum(boxes[:, 0], box[0, 0]), 0.0, None)
-                  * np.clip(np.minimum(boxes[:, 3], box[0, 3]) - np.maximum(boxes[:, 1], box[0, 1]), 0.0, None))
-        area = max(float((box[0, 2] - box[0, 0]) * (box[0, 3] - box[0, 1])), 1e-6)
-        return float(shared.sum()) >= COVERED_SHARE * area
+        area = float(box_area(box)[0])
+        shared = of_smaller[:, 0] * np.minimum(box_area(boxes), area)
+        return float(shared.sum()) >= COVERED_SHARE * max(area, 1e-6)
 
     def _is_partial(self, d: DetectedCard) -> bool:
         """Only corner indices of this card were seen: no quad, and a box that is its indices' (a

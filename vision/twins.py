@@ -12,7 +12,8 @@ several packs doubts it in a frame where both are read (``recognition.confidence
 one pack the second reading of a label is doubted anyway), and the live table's tracker, on either
 table, in every look at a card beside a card it follows under that label (the twin is not read in
 every frame: the KS read KC for a moment let the 6S's KS through); such a card counts once three of
-its looks were at least :data:`TWIN_SURE` (``card_evidence.TWIN_LOOKS``). Identical cards side by side in a
+its looks were at least :data:`TWIN_SURE` (``card_evidence.TWIN_LOOKS``) and they are a third of the
+twin's own such looks at least (``card_evidence.TWIN_SHARE``). Identical cards side by side in a
 sharp, large picture may be read as unsurely (two 10S of a rendered Marriage count 0.28 and 0.55):
 they are left alone there.
 """

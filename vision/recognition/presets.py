@@ -199,7 +199,8 @@ COUNT_INDEX_PX = (22.0, 26.0)
 COUNT_TABLE = dict(index_px_min=PHOTO_INDEX_PX[0], index_px_target=PHOTO_INDEX_PX[1],
                    index_px_fallback=COUNT_INDEX_PX, max_rect_pixels=2_200_000)
 # ... and read quick (a slow machine): always as the fallback
-QUICK_COUNT_TABLE = dict(index_px_min=COUNT_INDEX_PX[0], index_px_target=COUNT_INDEX_PX[1], max_rect_pixels=2_200_000)
+QUICK_COUNT_TABLE = dict(COUNT_TABLE, index_px_min=COUNT_INDEX_PX[0], index_px_target=COUNT_INDEX_PX[1],
+                         index_px_fallback=None)
 
 
 # a live table of several packs (Marriage): identical cards may lie side by side, and its camera loop
