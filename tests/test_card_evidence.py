@@ -238,3 +238,43 @@ def test_a_corner_its_card_s_other_corner_overrules_look_after_look_is_unread():
         plain.add(label, conf, clear=clear)
     assert plain.label == "5H"          # unsure looks alone weigh for it
     assert ev.label == ""
+
+
+def test_a_card_beside_its_twin_needs_three_sure_looks_not_one_sure_photo_look():
+    """A 640x360 camera's clean Marriage feed of the real fan (seed 2): the half-covered 6S beside the KS
+    read KS unsurely in every camera look and at photo quality 0.47, 0.65 and 0.5. One sure photo look
+    weighs PHOTO_WEIGHT looks, but it is one look: beside its twin the card stays unread."""
+    king, six = CardEvidence(), CardEvidence()
+    king.doubt_twin(six)
+    six.doubt_twin(king)
+    for conf in (0.72, 0.56, 0.66, 0.7, 0.49, 0.68, 0.61, 0.74):
+        king.add("KS", conf)
+    for conf, weight, clear in [(0.35, 1.0, True), (0.49, 1.0, True), (0.5, 1.0, False), (0.43, 1.0, False),
+                                (0.47, PHOTO_WEIGHT, True), (0.59, 1.0, False), (0.54, 1.0, False),
+                                (0.65, PHOTO_WEIGHT, True), (0.46, 1.0, False), (0.55, 1.0, False),
+                                (0.5, PHOTO_WEIGHT, True), (0.51, 1.0, False), (0.55, 1.0, False)]:
+        six.add("KS", conf, weight=weight, clear=clear)
+    assert six.sure_looks["KS"] >= TWIN_LOOKS       # its one sure photo look weighs four ...
+    assert six.label == ""                          # ... but is one look
+    assert king.label == "KS"
+
+
+def test_a_doubt_of_one_label_leaves_the_cards_other_labels_alone():
+    """The real fan defocused, a Marriage feed (seed 3): the 3D's small index, read 8D 0.29 in one early
+    look while the real 8D was counted elsewhere, then 3D 0.35-0.42 look after look. The 8D reading is
+    doubted (sure looks only), the 3D is not: the card counts as the 3D."""
+    eight = looks(*[("8D", 0.8)] * 6)
+    three = CardEvidence()
+    three.add("3D", 0.34, clear=False)
+    three.add("8D", 0.29, clear=False)
+    three.doubt_twin(eight, "8D")
+    for conf in (0.38, 0.35, 0.38, 0.36, 0.36, 0.38, 0.36, 0.36, 0.39, 0.37, 0.42):
+        three.add("3D", conf)
+    assert three.label == "3D"
+    three.add("8D", 0.51)             # a clear look of the doubted label is no clear look
+    assert three.label == "3D"
+    doubted = CardEvidence()          # doubting every label: only sure looks count
+    doubted.doubt_twin()
+    for conf in (0.38, 0.35, 0.38, 0.36, 0.36):
+        doubted.add("3D", conf)
+    assert doubted.label == ""

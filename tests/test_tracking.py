@@ -868,3 +868,46 @@ def test_a_second_box_on_followed_indices_is_a_look_at_them_not_a_new_card():
     assert nine.evidence.support.get("9D", 0.0) > 0        # the box on its index counted against it
     three = next(t for t in tr.tracks if t.label == "3D")
     assert "9D" not in three.evidence.support               # the box across two tells nothing of either
+
+
+def test_an_index_alone_within_a_whole_cards_outline_but_off_its_corners_is_another_card():
+    """A 640x360 camera's dim feed of the real fanned deal (100 frames, seed 0): the KS's index and the
+    KD's above it were assembled into one card, whose outline reached over the 6S's index beside the
+    KS's; when the KS's own index was missed, that card followed the 6S's index (read KS) and was
+    counted there, a KS for the 6S. An index read alone moves a card seen whole only from one of the
+    corner indices it was seen whole with."""
+    size = (640, 360)
+    ks_index, kd_index, six_index = (405.0, 121.0, 417.0, 140.0), (378.0, 35.0, 395.0, 50.0), (422.0, 123.0, 435.0, 142.0)
+    quad = [[349.0, 27.0], [450.0, 27.0], [450.0, 144.0], [349.0, 144.0]]
+    whole = DetectedCard("KS", 0.8, (349.0, 27.0, 450.0, 144.0), quad=quad, indices=[ks_index, kd_index])
+    tr = TableTracker(default_zones(4, size))
+
+    def frame(k, cards):
+        tr.update(FrameObservation(t=k / 10, width=size[0], height=size[1], cards=cards))
+
+    for k in range(10):
+        frame(k, [replace(whole)])
+    assert [c.card for c in tr.published.cards] == ["KS"]
+    ks = tr.tracks[0]
+    six = DetectedCard("KS", 0.6, six_index, indices=[six_index])      # the half-covered 6S, read KS
+    frame(10, [replace(six)])                                          # the KS's index missed
+    for k in range(11, 40):                                            # then read alone, beside the 6S's
+        frame(k, [DetectedCard("KS", 0.8, ks_index, indices=[ks_index]), replace(six)])
+    assert ks in tr.tracks and ks.det_box[0] < 415                     # the KS is followed where it lies
+    assert [c.card for c in tr.published.cards if c.box[0] > 415] == [""]      # the 6S's index: unread
+    assert [c.card for c in tr.published.cards if c.card] == ["KS"]
+
+
+def test_a_published_label_its_evidence_no_longer_decides_is_shown_unread_while_its_zone_waits():
+    """A 640x360 camera's clean Marriage feed of the real fan (seed 2): the 9C read 9S in its first
+    looks, published so, then read 9D and 9C as often: its evidence no longer decides a label, but
+    its seat, a tight fan whose readings come and go, did not settle again before the feed ended, and
+    the table went on showing a 9S. Here a hand over the seat's other card holds the seat the same way."""
+    p = Player(jitter=0)
+    five, nine = det("5H", 500, 560), det("9S", 600, 560, conf=0.6)
+    p.run([five, nine], 2.0)
+    assert sorted(c.card for c in p.last.cards) == ["5H", "9S"]
+    for k in range(10):        # the 5H under a hand; the 9's later looks read other suits as often
+        p.run([replace(nine, card="9C" if k % 2 else "9D", confidence=0.5)], 1.0 / FPS)
+    assert sorted(c.card for c in p.last.cards) == ["", "5H"]
+    assert sorted(next(c for c in p.last.cards if not c.card).candidates) == ["9C", "9D", "9S"]

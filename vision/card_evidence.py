@@ -27,12 +27,13 @@ again in every frame, so the looks are combined per position, never per label:
   position read 8C in some looks and 8H in others is **unread** (shown to the host with its
   candidates) until the evidence is decisive or the host says what it is;
 * old looks fade (``decay`` per look), so a card swapped in place is read afresh;
-* a card with a **twin beside** it (``twin_beside``: in a picture that lost its fine print, a card
-  of its label lies beside it, ``vision.twins``) counts only its looks of at least ``TWIN_SURE`` as
-  clear, and only once ``TWIN_LOOKS`` of them came (a photo look
-  counting ``PHOTO_WEIGHT``) and they are at least ``TWIN_SHARE`` of the twin's own sure looks of
-  that label: the half-covered 6S beside the KS, read KS 0.35-0.63 look after look
-  and 0.66-0.67 in one or two, stays unread, and the KS itself counts from its surer looks. Both
+* a card with a **twin** (``twin_beside``: in a picture that lost its fine print, a card of a label
+  read there lies beside it, or anywhere on the table, ``vision.twins``) counts only its looks of
+  that label of at least ``TWIN_SURE`` as clear (its other labels as any card's), and only once
+  ``TWIN_LOOKS`` of them came (a photo look counting one) and they weigh at least ``TWIN_SHARE`` of
+  the twin's own sure looks of that label (a photo look weighing ``PHOTO_WEIGHT``): the half-covered
+  6S beside the KS, read KS 0.35-0.63 look after look and 0.66-0.67 in one or two, stays unread,
+  and the KS itself counts from its surer looks. Both
   counts grow with the time the cards lie there, their ratio does not: in a 640×360 camera's dim
   feed of 100 frames the 6S read KS surely in a burst of four looks, the KS itself in 18.
 
@@ -53,8 +54,9 @@ KEEP = 2.0                  # ... and once decided, it stays while it keeps this
 # and confidence: the label holds three fifths of what is read there
 POOLED = 1.5
 # a card with a twin beside counts once this many of its clear looks were at least TWIN_SURE (a count
-# that does not fade: in 40-frame feeds of the real fan defocused, the KS beside the 6S has 4-13 such
-# looks, the 6S read KS 1-2)
+# that does not fade, a photo look counting one: in 40-frame feeds of the real fan defocused, the KS
+# beside the 6S has 4-13 such looks, the 6S read KS 1-2; in a 640×360 camera's clean feed the 6S was
+# read KS 0.65 in one photo look, which weighing PHOTO_WEIGHT looks would have counted it)
 TWIN_LOOKS = 3.0
 # ... and once they are at least this share of the sure looks of the twin beside it at that label (two
 # copies of a card side by side are read alike; a misread beside the card it copies, far less surely)
@@ -80,15 +82,17 @@ class CardEvidence:
     support: dict[str, float] = field(default_factory=dict)   # summed confidence per label
     clear: dict[str, float] = field(default_factory=dict)     # summed confidence of the clear looks per label
     sure: dict[str, float] = field(default_factory=dict)      # ... of the clear looks of at least TWIN_SURE
-    sure_looks: dict[str, float] = field(default_factory=dict)  # ... and their number, not faded
+    sure_looks: dict[str, float] = field(default_factory=dict)  # ... and their weight, not faded
+    sure_count: dict[str, int] = field(default_factory=dict)    # ... and their number, a photo look one
     seen: dict[str, float] = field(default_factory=dict)      # looks per label (faded as the confidence)
     contradicted: float = 0.0   # summed confidence of the looks their own picture contradicts (faded)
     contradicted_seen: float = 0.0  # ... and their number (faded)
     looks: int = 0
-    twin_beside: bool = False   # a card of its label lies beside it in a soft or small picture: sure looks only
-    # ... that card's ``sure_looks`` (the dict itself, which its looks go on filling: its sure looks at
-    # the label weigh against this one's; not its evidence, so no chain of old cards is kept), if known
-    twin_sure: dict[str, float] | None = field(default=None, repr=False, compare=False)
+    twin_beside: bool = False   # a card of a label read here lies beside it, or elsewhere (vision.twins)
+    # the labels so doubted (sure looks only), each with that card's ``sure_looks`` (the dict itself,
+    # which its looks go on filling: its sure looks at the label weigh against this one's; not its
+    # evidence, so no chain of old cards is kept) or None; the key None: every label
+    twins: dict = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, label: str, confidence: float, weight: float = 1.0, clear: bool = True,
             contradicted: bool = False) -> None:
@@ -115,31 +119,41 @@ class CardEvidence:
         if clear and confidence >= TWIN_SURE:
             self.sure[label] = self.sure.get(label, 0.0) + weight * confidence
             self.sure_looks[label] = self.sure_looks.get(label, 0.0) + weight
+            self.sure_count[label] = self.sure_count.get(label, 0) + 1
         self.looks += 1
         self.label = self._decide()
 
-    def doubt_twin(self, twin: CardEvidence | None = None) -> None:
-        """A card of its label lies beside it in a picture that lost its fine print (``twin``: that
-        card's evidence): from now on only its looks of at least ``TWIN_SURE`` are clear ones (those
-        before included), and they must be ``TWIN_SHARE`` of the twin's at least."""
-        if not self.twin_beside or (twin is not None and twin.sure_looks is not self.twin_sure):
+    def doubt_twin(self, twin: CardEvidence | None = None, label: str | None = None) -> None:
+        """A card of ``label`` (None: of any label read here) lies beside it, or elsewhere, in a picture
+        that lost its fine print (``twin``: that card's evidence): from now on only its looks of
+        ``label`` of at least ``TWIN_SURE`` are clear ones (those before included), and they must
+        weigh ``TWIN_SHARE`` of the twin's at least."""
+        known = self.twins.get(label)
+        if label not in self.twins or (twin is not None and twin.sure_looks is not known):
             self.twin_beside = True
-            self.twin_sure = twin.sure_looks if twin is not None else self.twin_sure
+            self.twins[label] = twin.sure_looks if twin is not None else known
             self.label = self._decide()
+
+    def _doubted(self, label: str) -> bool:
+        """Whether ``label`` is doubted here (:meth:`doubt_twin`): only its sure looks are clear ones."""
+        return self.twin_beside and (None in self.twins or label in self.twins)
 
     label: str = ""             # the label the evidence decides, ``""`` while unread (see :meth:`add`)
 
     def _decide(self) -> str:
         """The label that leads decisively (or, once decided, still leads by ``KEEP``), else ``""``."""
-        clear = self.sure if self.twin_beside else self.clear
+        # a doubted label's clear looks are its sure ones
+        clear = {k: (self.sure.get(k, 0.0) if self._doubted(k) else v) for k, v in self.clear.items()} \
+            if self.twin_beside else self.clear
         best = max(clear, key=clear.get, default=None)
         if best is None or clear[best] <= 0.0:
             return ""
-        if self.twin_beside:
-            need_looks = TWIN_LOOKS
-            if self.twin_sure is not None:
-                need_looks = max(need_looks, TWIN_SHARE * self.twin_sure.get(best, 0.0))
-            if self.sure_looks.get(best, 0.0) < need_looks - 1e-9:
+        if self._doubted(best):
+            if self.sure_count.get(best, 0) < TWIN_LOOKS - 1e-9:
+                return ""
+            twin_sure = self.twins.get(best, self.twins.get(None))
+            if twin_sure is not None and \
+                    self.sure_looks.get(best, 0.0) < TWIN_SHARE * twin_sure.get(best, 0.0) - 1e-9:
                 return ""
         need = KEEP if best == self.label else DECISIVE
         mine_clear, mine_support, mine_seen = clear[best], self.support.get(best, 0.0), self.seen.get(best, 0.0)

@@ -64,13 +64,21 @@ How it decides
   (``OWN_INDEX_IOU``, ``OWN_INDEX_SECONDS``) is a look at that card, never a new one:
   a misreading of its own index counts against its reading. So is a second box on the indices of
   cards followed from their index alone and seen in the same frame (``SAME_INDEX_IOU``,
-  ``COVERED_SHARE``): over one of them, a look at that card; across two, nothing.
+  ``COVERED_SHARE``): over one of them, a look at that card; across two, nothing. And an index
+  read alone is matched to a card seen whole only where it lies on one of the corner indices the
+  card was seen whole with (``OWN_INDEX_FOLLOW``): another index within its outline is another
+  card's, lying on it (in a soft or small picture, where a label read says little of which card
+  it is).
 * **Publication**: the per-seat layout (melds, order, loose cards, centre,
   labels) is computed from confirmed tracks every clear frame; when it has not
   changed for ``stable_seconds`` it is published as a new
   :class:`~vision.table_state.StableTable` version (``changed=True``). Until the
   first publication, :meth:`TableTracker.update` returns None; afterwards it
-  returns the latest published state (``changed=False`` when nothing new).
+  returns the latest published state (``changed=False`` when nothing new). A
+  published card whose evidence has not decided its published label for
+  ``stable_seconds`` is published as unread at once, whatever its zone does
+  (a label decided on its first looks and outweighed by later ones must not
+  stay on show while a fan's other readings keep the zone changing).
 """
 from __future__ import annotations
 
@@ -132,6 +140,15 @@ OWN_INDEX_SECONDS = 0.5
 # the AS over it), and an index's neighbours cover 0.49 of it at most (the QD's)
 SAME_INDEX_IOU = 0.4
 COVERED_SHARE = 0.75
+# in a soft or small picture, an index read alone moves a card seen whole, whose corner indices were
+# seen where they lie within OWN_INDEX_SECONDS, only when it lies on one of them (overlapping it this
+# much): any other index within its outline is another card's, lying on it. A 640×360 camera's dim
+# feed assembled the KS's index and the KD's above it into one card whose outline reached over the
+# 6S's index; when the KS's index was missed for a frame, that card followed the 6S's index (read KS)
+# and was counted there. A card whose corners have not been seen there for longer, or any card in a
+# sharp picture (a rendered Desmoche meld of four aces, the AC slid down as a card went in), is
+# followed to an index of its label wherever it lies within its outline
+OWN_INDEX_FOLLOW = 0.3
 # a pile holding at least this many cards of each of two seats is two seats' cards, not one meld
 SEAT_GROUP = 3
 # the same cards, grouped differently from frame to frame, are published after this many times
@@ -329,6 +346,7 @@ class TableTracker:
         self._zone_pending: dict = {}
         self._published: StableTable | None = None
         self._published_sig = None
+        self._read_as_published: dict[int, float] = {}  # per published card: last frame time read so
         self.frozen = False                 # was the last frame frozen (blurred or occluded)?
         self.waiting = False                # frozen, or a confirmed card hidden but not yet gone
         self.freeze_reason = ""
@@ -496,6 +514,7 @@ class TableTracker:
             keys = self._settled_zones(sig, t, held)
             if keys:
                 self._publish(table, sig, keys, t)
+            if self._retract_unread(t) or keys:
                 return self._published
         if self._published is None:
             return None
@@ -663,6 +682,49 @@ class TableTracker:
                 tr.zone = zone_of[tr.id]
                 tr.published = True
 
+    def _retract_unread(self, t: float) -> bool:
+        """Show as unread every published card whose evidence has not decided its published label for
+        ``stable_seconds`` (a label decided early, then outweighed by later looks), without waiting
+        for its zone to settle: a tight fan whose other readings come and go may not settle for
+        long, and a label the evidence no longer holds must not be counted meanwhile. Whether a
+        new table state was published."""
+        pub = self._published
+        if pub is None:
+            return False
+        by_id = {tr.id: tr for tr in self.tracks}
+        read_as = self._read_as_published
+        stale = {}
+        shown_ids = {c.track_id for c in pub.cards}
+        for i in [i for i in read_as if i not in shown_ids]:
+            del read_as[i]
+        for c in pub.cards:
+            tr = by_id.get(c.track_id)
+            if not c.card or tr is None:
+                continue
+            if tr.reading == c.card:
+                read_as[c.track_id] = t
+            elif t - read_as.setdefault(c.track_id, t) >= self.stable_seconds - 1e-9:
+                stale[c.track_id] = tr
+        if not stale:
+            return False
+
+        def shown(c: TableCard) -> TableCard:
+            tr = stale.get(c.track_id)
+            if tr is None:
+                return c
+            return replace(c, card="", confidence=tr.evidence.share(""),
+                           candidates=tuple(tr.evidence.candidates()))
+
+        seats = [replace(st, melds=[replace(m, cards=[shown(c) for c in m.cards]) for m in st.melds],
+                         loose=[shown(c) for c in st.loose]) for st in pub.seats]
+        self._published = replace(pub, seats=seats, centre=[shown(c) for c in pub.centre],
+                                  outside=[shown(c) for c in pub.outside], since=t, t=t,
+                                  version=pub.version + 1, changed=True)
+        self._published_sig = _layout_sig(self._published)
+        for i in stale:
+            read_as.pop(i, None)
+        return True
+
     def _own_index_look(self, d: DetectedCard, t: float) -> bool:
         """Whether ``d``, matched to no card, is an index alone lying on a confirmed card's own corner
         index (one it was seen whole with, where it lies): then it is a look at that card, maybe a
@@ -747,6 +809,9 @@ class TableTracker:
             cx, cy = d.centre
             if cv2.pointPolygonTest(tr.quad.astype(np.float32), (float(cx), float(cy)), True) > \
                     -0.1 * max(self.card_ref_px, 1.0):
+                # an own corner index seen again where it lies: the card is still there
+                tr.own_indices = [(nb, t) if _box_iou(b, nb) >= OWN_INDEX_FOLLOW else (b, seen)
+                                  for b, seen in tr.own_indices]
                 return
         same_kind = tr.quad is None and tr.partial == partial
         tr.quad_frames = 0
@@ -808,30 +873,38 @@ class TableTracker:
         """One fresh look ``d`` at ``tr`` into its evidence (older looks faded by ``vote_decay``;
         ``clear`` False: an unsure reading; ``weight``: PHOTO_WEIGHT for a photo-quality look). In a
         picture that lost its fine print, a look reading under ``TWIN_SURE`` the label of another card
-        followed beside it leaves the card only its sure looks as clear ones (:meth:`_twin_beside`,
-        ``CardEvidence.doubt_twin``)."""
+        followed (beside it, or anywhere on the table) leaves the card only its sure looks as clear
+        ones (:meth:`_twin_of`, ``CardEvidence.doubt_twin``)."""
         tr.evidence.decay = self.vote_decay
         tr.evidence.add(d.card, d.confidence, weight=weight, clear=clear, contradicted=d.wrong_ink or d.overruled)
         indices = list(d.indices) or ([d.box] if self._is_partial(d) else [])
         if indices:
             tr.indices = indices
-        twin = self._twin_beside(tr, d, indices)
+        twin = self._twin_of(tr, d, indices)
         if twin is not None:
-            tr.evidence.doubt_twin(twin.evidence)
+            tr.evidence.doubt_twin(twin.evidence, d.card)
 
-    def _twin_beside(self, tr: Track, d: DetectedCard, indices: list) -> Track | None:
+    def _twin_of(self, tr: Track, d: DetectedCard, indices: list) -> Track | None:
         """The card (if any) whose label ``d``, a look at ``tr`` through its ``indices``, reads under
-        ``TWIN_SURE``, followed with an index beside them, in a soft or small picture (``vision.twins``:
-        the half-covered 6S beside the KS read KS, in the frames where the KS itself is read otherwise
-        or not at all). On a table of one pack as well: there the misread would set both cards aside
-        (a label read at two places), the KS with the 6S."""
+        ``TWIN_SURE`` in a soft or small picture (``vision.twins``): one followed with an index beside
+        them (the half-covered 6S beside the KS read KS, in the frames where the KS itself is read
+        otherwise or not at all), else, where ``tr`` itself is taken for that label (its votes lead
+        there: a stray look naming a card that lies elsewhere doubts nothing), the card counted under
+        that label with the most sure looks, wherever it lies (a 640×360 camera's clean feed read the
+        9C's index 9S 0.4-0.66 look after look and counted a 9S there, the real 9S read 0.7-0.88
+        elsewhere). On a table of one pack as well: there the misread would set both cards aside (a
+        label read at two places), the right one with the misread one."""
         if not (self._coarse and indices) or d.confidence >= TWIN_SURE:
             return None
-        return next((o for o in self._labelled.get(d.card, ())
-                     if o is not tr and o.label == d.card and o.indices and side_by_side(indices, o.indices)), None)
+        others = [o for o in self._labelled.get(d.card, ()) if o is not tr and o.label == d.card]
+        beside = next((o for o in others if o.indices and side_by_side(indices, o.indices)), None)
+        if beside is not None or tr.label != d.card:
+            return beside
+        return max((o for o in others if o.confirmed and o.reading == d.card), default=None,
+                   key=lambda o: o.evidence.sure_looks.get(d.card, 0.0))
 
     def _index_labels(self) -> None:
-        """The tracks of each label (:meth:`_twin_beside` asks for one label's, not every track's)."""
+        """The tracks of each label (:meth:`_twin_of` asks for one label's, not every track's)."""
         self._labelled = {}
         if self._coarse:
             for tr in self.tracks:
@@ -894,6 +967,7 @@ class TableTracker:
                                   and tr.evidence.clear.get(tr.label, 0.0) >= PHOTO_WEIGHT * CLEAR_CONFIDENCE)
                               for tr in tracks])
         cand = ((iou >= 0.1) | (dist <= 0.5) | inside) & ((same > 0) | ~settled_t[:, None] | (iou >= 0.5))
+        cand &= self._own_index_gate(tracks, dets, db)
         score = iou + 0.5 * np.clip(1.0 - dist, 0.0, 1.0) + label_bonus[:, None] * same
         score = np.where(cand, score, -np.inf)
         order = np.argsort(-score, axis=None)
@@ -911,6 +985,36 @@ class TableTracker:
         unmatched_d = [i for i in range(nd) if i not in used_d]
         unmatched_t = [tracks[i] for i in range(nt) if i not in used_t]
         return matches, unmatched_d, unmatched_t
+
+    def _own_index_gate(self, tracks: list[Track], dets: list[DetectedCard], db: np.ndarray) -> np.ndarray:
+        """(tracks, dets) booleans: in a picture that lost its fine print (``vision.twins``: where a
+        label read says little of which card it is), False where the detection is an index read
+        alone and the track a card seen whole whose corner indices were seen where they lie within
+        ``OWN_INDEX_SECONDS`` and that it does not lie on (``OWN_INDEX_FOLLOW``): another card's index
+        lying on that card, never a look at it. A card whose corners have not been seen for longer
+        may have been slid under the others: then its index is followed wherever it lies within its
+        outline, as in a sharp picture, where an index of its label there is taken for its own (a
+        rendered Desmoche meld of four aces, the AC slid down as a card went in, the AH's index where
+        the AC's had been)."""
+        gate = np.ones((len(tracks), len(dets)), dtype=bool)
+        if not self._coarse:
+            return gate
+        now = self._last_t if self._last_t is not None else 0.0
+        rows = [(ti, b) for ti, tr in enumerate(tracks) if not tr.partial and tr.quad is not None
+                for b, seen in tr.own_indices if now - seen <= OWN_INDEX_SECONDS + 1e-9]
+        if not rows:
+            return gate
+        alone = np.array([self._is_partial(d) for d in dets], dtype=bool)
+        if not alone.any():
+            return gate
+        owner = np.array([ti for ti, _ in rows])
+        iou = _iou_matrix(np.array([b for _, b in rows], dtype=np.float64).reshape(-1, 4), db)
+        best = np.zeros((len(tracks), len(dets)))
+        np.maximum.at(best, owner, iou)
+        whole = np.zeros(len(tracks), dtype=bool)
+        whole[owner] = True
+        gate[np.ix_(whole, alone)] = best[np.ix_(whole, alone)] >= OWN_INDEX_FOLLOW
+        return gate
 
     def _snapshot_cached(self, t: float, frame_size) -> tuple[StableTable, tuple]:
         """:meth:`_snapshot`, reused while no card changed and none moved by more than ~6 % of its size."""
@@ -991,7 +1095,6 @@ class TableTracker:
         for k, c in enumerate(cards):
             by_zone.setdefault(c.zone, []).append(k)
         seats = []
-        sig_seats = []
         for z in zones.seats:
             idx = by_zone.get(z.id, [])
             pos = {cards[k].track_id: n for n, k in enumerate(idx)}
@@ -1003,16 +1106,20 @@ class TableTracker:
                                        gap_frac=self.gap_frac, row_frac=self.row_frac, card_ref=card_ref,
                                        min_meld_size=self.min_meld_size)
             seats.append(SeatState(seat=z.seat, zone=z.id, name=z.name, melds=melds, loose=loose))
-            # the order of the melds themselves means nothing: compare them as a set
-            sig_seats.append((tuple(sorted(tuple((c.track_id, c.card) for c in m.cards) for m in melds)),
-                              tuple(sorted((c.track_id, c.card) for c in loose))))
         self._last_pairs = {(a, b) for st in seats for m in st.melds for a in m.ids for b in m.ids if a < b}
         centre = sorted((cards[k] for k in by_zone.get(zones.centre.id, [])), key=lambda c: c.track_id)
         outside = sorted((cards[k] for k in by_zone.get(None, [])), key=lambda c: c.track_id)
-        sig = (tuple(sig_seats), tuple((c.track_id, c.card) for c in centre),
-               tuple((c.track_id, c.card) for c in outside))
         table = StableTable(t=t, since=t, version=0, changed=False, seats=seats, centre=centre, outside=outside)
-        return table, sig
+        return table, _layout_sig(table)
+
+
+def _layout_sig(table: StableTable) -> tuple:
+    """A table's layout signature: per seat its melds (as a set: their order means nothing) and loose
+    cards, then the centre's and outside's cards, each card ``(track id, label)``; no positions."""
+    seats = tuple((tuple(sorted(tuple((c.track_id, c.card) for c in m.cards) for m in st.melds)),
+                   tuple(sorted((c.track_id, c.card) for c in st.loose))) for st in table.seats)
+    return (seats, tuple((c.track_id, c.card) for c in table.centre),
+            tuple((c.track_id, c.card) for c in table.outside))
 
 
 # an empty zone's part of the layout signature: no melds, no loose cards

@@ -11,10 +11,14 @@ centres within :data:`TWIN_NEAR` widths of the smaller index) is doubted: the re
 several packs doubts it in a frame where both are read (``recognition.confidence.unsure_twins``; on
 one pack the second reading of a label is doubted anyway), and the live table's tracker, on either
 table, in every look at a card beside a card it follows under that label (the twin is not read in
-every frame: the KS read KC for a moment let the 6S's KS through); such a card counts once three of
-its looks were at least :data:`TWIN_SURE` (``card_evidence.TWIN_LOOKS``) and they are a third of the
-twin's own such looks at least (``card_evidence.TWIN_SHARE``). Identical cards side by side in a
-sharp, large picture may be read as unsurely (two 10S of a rendered Marriage count 0.28 and 0.55):
+every frame: the KS read KC for a moment let the 6S's KS through), and, where none lies beside it,
+at a card reading the label of one it follows anywhere else on the table (the surest): a soft or
+small picture's steady misreads name cards that lie elsewhere too (a 640×360 camera's clean feed of
+the fanned deal read the 9C's index 9S 0.4-0.66 look after look, the real 9S 0.7-0.88 elsewhere).
+Such a card counts once three of its looks were at least :data:`TWIN_SURE`
+(``card_evidence.TWIN_LOOKS``) and they weigh a third of the twin's own such looks at least
+(``card_evidence.TWIN_SHARE``): two copies of a card are read alike. Identical cards side by side in
+a sharp, large picture may be read as unsurely (two 10S of a rendered Marriage count 0.28 and 0.55):
 they are left alone there.
 """
 from __future__ import annotations
