@@ -88,10 +88,10 @@ class CardEvidence:
     contradicted: float = 0.0   # summed confidence of the looks their own picture contradicts (faded)
     contradicted_seen: float = 0.0  # ... and their number (faded)
     looks: int = 0
-    twin_beside: bool = False   # a card of a label read here lies beside it, or elsewhere (vision.twins)
-    # the labels so doubted (sure looks only), each with that card's ``sure_looks`` (the dict itself,
-    # which its looks go on filling: its sure looks at the label weigh against this one's; not its
-    # evidence, so no chain of old cards is kept) or None; the key None: every label
+    # the labels doubted here (a card of that label lies beside it, or elsewhere: vision.twins; sure
+    # looks only), each with that card's ``sure_looks`` (the dict itself, which its looks go on
+    # filling: its sure looks at the label weigh against this one's; not its evidence, so no chain of
+    # old cards is kept) or None; the key None: every label
     twins: dict = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, label: str, confidence: float, weight: float = 1.0, clear: bool = True,
@@ -130,13 +130,17 @@ class CardEvidence:
         weigh ``TWIN_SHARE`` of the twin's at least."""
         known = self.twins.get(label)
         if label not in self.twins or (twin is not None and twin.sure_looks is not known):
-            self.twin_beside = True
             self.twins[label] = twin.sure_looks if twin is not None else known
             self.label = self._decide()
 
+    @property
+    def twin_beside(self) -> bool:
+        """Whether a label read here is doubted (:meth:`doubt_twin`)."""
+        return bool(self.twins)
+
     def _doubted(self, label: str) -> bool:
         """Whether ``label`` is doubted here (:meth:`doubt_twin`): only its sure looks are clear ones."""
-        return self.twin_beside and (None in self.twins or label in self.twins)
+        return None in self.twins or label in self.twins
 
     label: str = ""             # the label the evidence decides, ``""`` while unread (see :meth:`add`)
 

@@ -259,6 +259,17 @@ def _iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return inter / np.maximum(union, 1e-9)
 
 
+def _owners_iou(a_rows: list, n_a: int, b_rows: list, n_b: int) -> np.ndarray:
+    """(n_a, n_b): for each pair of owners, the best IoU between a box of the one and a box of the
+    other; ``a_rows`` and ``b_rows`` are (owner index, box) pairs, an owner holding any number of boxes.
+    One IoU matrix for every box against every box."""
+    iou = _iou_matrix(np.array([b for _, b in a_rows], dtype=np.float64).reshape(-1, 4),
+                      np.array([b for _, b in b_rows], dtype=np.float64).reshape(-1, 4))
+    best = np.zeros((n_a, n_b))
+    np.maximum.at(best, (np.array([i for i, _ in a_rows])[:, None], np.array([j for j, _ in b_rows])[None, :]), iou)
+    return best
+
+
 @dataclass
 class _ZonePending:
     """One zone's state as the last frames show it, waiting to be published."""
@@ -575,11 +586,7 @@ class TableTracker:
         det_rows = [(di, b) for di, d in enumerate(dets) for b in (list(d.indices) or [d.box])]
         if not track_rows or not det_rows:
             return []
-        iou = _iou_matrix(np.array([b for _, b in det_rows], dtype=np.float64).reshape(-1, 4),
-                          np.array([b for _, b in track_rows], dtype=np.float64).reshape(-1, 4))
-        best = np.zeros((len(dets), len(self.tracks)))
-        np.maximum.at(best, (np.array([di for di, _ in det_rows])[:, None], np.array([ti for ti, _ in track_rows])[None, :]),
-                      iou)
+        best = _owners_iou(det_rows, len(dets), track_rows, len(self.tracks))
         pairs = sorted(((float(best[di, ti]), int(ti), int(di)) for di, ti in zip(*np.nonzero(best >= PLACE_IOU))),
                        reverse=True)
         used_t, used_d, matches = set(), set(), []
@@ -694,10 +701,11 @@ class TableTracker:
         by_id = {tr.id: tr for tr in self.tracks}
         read_as = self._read_as_published
         stale = {}
-        shown_ids = {c.track_id for c in pub.cards}
+        cards = pub.cards
+        shown_ids = {c.track_id for c in cards}
         for i in [i for i in read_as if i not in shown_ids]:
             del read_as[i]
-        for c in pub.cards:
+        for c in cards:
             tr = by_id.get(c.track_id)
             if not c.card or tr is None:
                 continue
@@ -1007,12 +1015,9 @@ class TableTracker:
         alone = np.array([self._is_partial(d) for d in dets], dtype=bool)
         if not alone.any():
             return gate
-        owner = np.array([ti for ti, _ in rows])
-        iou = _iou_matrix(np.array([b for _, b in rows], dtype=np.float64).reshape(-1, 4), db)
-        best = np.zeros((len(tracks), len(dets)))
-        np.maximum.at(best, owner, iou)
+        best = _owners_iou(rows, len(tracks), list(enumerate(db)), len(dets))
         whole = np.zeros(len(tracks), dtype=bool)
-        whole[owner] = True
+        whole[[ti for ti, _ in rows]] = True
         gate[np.ix_(whole, alone)] = best[np.ix_(whole, alone)] >= OWN_INDEX_FOLLOW
         return gate
 
