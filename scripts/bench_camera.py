@@ -293,8 +293,9 @@ FEED_CONDITIONS = {
 def live_feed(pic: Picture, settings: ce.FeedSettings, seed: int, game: str = LIVE_GAME):
     """After the feed of ``pic``, the live session's table: the cards it counts (those with a label,
     less any label read more often than the game's packs hold it, which the session sets aside and
-    shows to the host, never counting it), the unread ones (a label not decided yet) and how many
-    it set aside."""
+    shows to the host, never counting it), the unread ones (a label not decided yet), how many
+    it set aside, and whether the camera status then says the picture is out of focus
+    (``TableSession.picture_soft``)."""
     from collections import Counter
 
     from tableref.live.session import TableSession
@@ -314,11 +315,12 @@ def live_feed(pic: Picture, settings: ce.FeedSettings, seed: int, game: str = LI
     copies = Counter(c.card for c in labelled)
     counted = [c for c in labelled if copies[c.card] <= session.spec.packs]
     # an unread card (no label: not decided yet) is shown to the host, never judged: not a reported card
-    return counted, [c for c in cards if not c.card], len(labelled) - len(counted)
+    return counted, [c for c in cards if not c.card], len(labelled) - len(counted), session.picture_soft
 
 
 def live_feeds(sets: dict[str, list[Picture]], frames: int, seed: int, game: str = LIVE_GAME) -> dict:
-    """{set: {condition: {"labelled", "read", "reported", "wrong", "unread", "set_aside"}}} over every picture's feed."""
+    """{set: {condition: {"labelled", "read", "reported", "wrong", "unread", "set_aside", "feeds", "soft"}}}
+    over every picture's feed ("soft": the feeds whose camera status ends saying out of focus)."""
     from tqdm import tqdm
 
     out: dict[str, dict] = {}
@@ -326,12 +328,12 @@ def live_feeds(sets: dict[str, list[Picture]], frames: int, seed: int, game: str
     with tqdm(total=total, desc="live feeds", unit="feed") as bar:
         for set_name, pics in sets.items():
             tallies = out.setdefault(set_name, {c: {"labelled": 0, "read": 0, "reported": 0, "wrong": [], "twice": [],
-                                                      "unread": 0, "set_aside": 0}
+                                                      "unread": 0, "set_aside": 0, "feeds": 0, "soft": 0}
                                                 for c in FEED_CONDITIONS})
             for k, pic in enumerate(pics):
                 for cond, change in FEED_CONDITIONS.items():
                     settings = ce.FeedSettings(frames=frames, **change)
-                    cards, unread, set_aside = live_feed(pic, settings, seed=seed * 1000 + k, game=game)
+                    cards, unread, set_aside, soft = live_feed(pic, settings, seed=seed * 1000 + k, game=game)
                     found, wrong, twice = score_table(pic, cards)
                     t = tallies[cond]
                     t["labelled"] += pic.labelled
@@ -341,6 +343,8 @@ def live_feeds(sets: dict[str, list[Picture]], frames: int, seed: int, game: str
                     t["twice"] += twice
                     t["unread"] += len(unread)
                     t["set_aside"] += set_aside
+                    t["feeds"] += 1
+                    t["soft"] += soft
                     bar.update()
     return out
 
@@ -370,14 +374,15 @@ def live_report(res: dict, sets: dict[str, list[Picture]], frames: int, game: st
                       + (f" ({sizes[0]})" if len(sizes) == 1 else "") + f", {frames} frames each at "
                       f"{FEED_FPS:g} frames/s, the live session ({LIVE_SEATS}-seat {game}, zones covering the picture)",
                   "", "| condition | cards counted | cards read | share of the truth | cards wrong | cards counted twice | "
-                      "unread cards | set aside |", "|---|---|---|---|---|---|---|---|"]
+                      "unread cards | set aside | said out of focus |", "|---|---|---|---|---|---|---|---|---|"]
         for cond, t in tallies.items():
             shown = ", ".join(t["wrong"][:6]) + (" ..." if len(t["wrong"]) > 6 else "")
             twice = ", ".join(t["twice"][:6]) + (" ..." if len(t["twice"]) > 6 else "")
             lines.append(f"| {cond} | {t['reported']} | {t['read']}/{t['labelled']} | "
                          f"{t['read'] / max(t['labelled'], 1):.3f} | {len(t['wrong'])}"
                          + (f" ({shown})" if t["wrong"] else "") + f" | {len(t['twice'])}"
-                         + (f" ({twice})" if t["twice"] else "") + f" | {t['unread']} | {t['set_aside']} |")
+                         + (f" ({twice})" if t["twice"] else "") + f" | {t['unread']} | {t['set_aside']} | "
+                         f"{t['soft']} of {t['feeds']} feeds |")
     return "\n".join(lines)
 
 

@@ -55,9 +55,9 @@ def test_keys_used_by_the_pages_exist():
     assert len(used) > 60
     assert sorted(used - set(EN)) == []
     # keys built from a prefix and a value
-    prefixed = {"cam_": ["ok", "connecting", "reconnecting", "stale", "lost", "ended", "error", "unknown", "blurred", "small"],
+    prefixed = {"cam_": ["ok", "connecting", "reconnecting", "stale", "lost", "ended", "error", "unknown", "blurred", "small", "soft"],
                 "source_": ["demo", "webcam", "phone"],
-                "cam_say_": ["ok", "connecting", "reconnecting", "stale", "lost", "ended", "error", "blurred", "small"],
+                "cam_say_": ["ok", "connecting", "reconnecting", "stale", "lost", "ended", "error", "blurred", "small", "soft"],
                 "game_": ["desmoche", "marriage"],
                 "kind_": ["run", "set", "tunnela", "marriage", "pure_sequence", "triplet", "dirty_sequence",
                           "dirty_triplet", "dublee"],

@@ -446,6 +446,35 @@ def test_a_camera_sending_small_pictures_is_told_to_send_bigger_ones(tmp_path, s
             assert f"{w}×{h}" in table["events"][0]["say"], lang
 
 
+@pytest.mark.parametrize("case", ["soft", "sharp", "soft and cleared"])
+def test_a_camera_out_of_focus_is_told_to_focus(tmp_path, case):
+    """Pictures the recogniser measures soft (out of focus: ``FrameObservation.soft``) for a few seconds
+    with cards on the table: the camera status says so, in every language; sharp pictures, or a soft
+    picture of a cleared table (no edges to measure), are not said to be out of focus."""
+    from tableref.live import session as session_mod
+    from tableref.vision.types import DetectedCard
+    from tableref.web.i18n import localize_table
+
+    class Recognizer:
+        def observe(self, image, t=0.0, sharpness=None, read_blurred=False):
+            cards = [] if case == "soft and cleared" else [DetectedCard("8C", 0.9, (10.0, 10.0, 40.0, 50.0))]
+            return FrameObservation(t=t, width=image.shape[1], height=image.shape[0], cards=cards, sharpness=1.0,
+                                    soft=case != "sharp")
+
+    events = _watch_folder(tmp_path, [np.full((720, 1280, 3), 120, np.uint8)] * 25, Recognizer(),
+                           max_blur_seconds=60.0)
+    said = [e for e in events if e["type"] == "camera_status" and e["status"] == "soft"]
+    if case != "soft":
+        assert not said
+        return
+    assert said and said[0]["message"] == session_mod.SOFT_MESSAGE
+    assert said[0]["t"] >= 2.0                   # a lasting softness, not one frame's
+    for lang in ("en", "es", "ne"):
+        table = localize_table({"camera": {"status": "soft", "source": str(tmp_path)}, "events": said[:1]}, lang)
+        assert table["camera"]["say"] and table["camera"]["say"] != "cam_say_soft", lang
+        assert table["camera"]["say"] in table["events"][0]["say"], lang
+
+
 def test_frames_the_recogniser_declares_blurred_are_not_read_and_the_status_says_so(tmp_path):
     """A shaken camera: the recogniser declares its frames blurred (no cards, ``read`` False). The table
     keeps its card, the camera status says the picture is blurred, nothing is handed to the still

@@ -74,6 +74,15 @@ BLURRED_MESSAGE = "picture blurred: hold the camera still / check focus"
 # 5D: ``python scripts/bench_camera.py --only live --feed-photos 0 --scale 0.5 [--game desmoche]``);
 # the cards are read well from 1280x720 up
 SMALL_PICTURE_SIDE = twins.SMALL_PICTURE_SIDE
+# a camera out of focus: where most of the frames read with something on the table over the last
+# SOFT_STATUS_SECONDS (at least SOFT_MIN_LOOKS of them, over two thirds of that time) measure soft
+# (their sharpest edges blurred by more than ``images.SOFT_SIGMA`` px, the picture at most 1280 px
+# wide: ``FrameObservation.soft``), the camera status says so: at the end of every defocused feed of
+# ``python scripts/bench_camera.py --only live`` (the real fanned deal, 51 cards, then reads 43-48
+# of them instead of 49-50) and of no clean, dim or knocked one
+SOFT_STATUS_SECONDS = 3.0
+SOFT_MIN_LOOKS = 5
+SOFT_MESSAGE = "picture out of focus: small cards may stay unread; focus the camera or bring it closer"
 
 
 def small_picture_message(size: str) -> str:
@@ -189,6 +198,7 @@ class TableSession:
         self._last_read_t: float | None = None   # frame time of the last frame read (not skipped as blurred)
         self._nothing_read = False               # the last frame read showed nothing at all (no card, no unsure reading)
         self._shaken_since: float | None = None  # frame time since when the recogniser declares every frame blurred
+        self._soft_looks: deque = deque()        # (frame time, measured soft) of the frames read with something on them
         # how long no face-up card has been seen (the hand boundary, tableref.live.boundary)
         self._clearing = ClearingClock(min_confidence=float(self._tracker_options.get("min_confidence", 0.25)))
         self._stale: set[int] = set()            # cards of the previous hand still on the table (track ids)
@@ -295,6 +305,7 @@ class TableSession:
         ran and stopped (a source that failed for good, a file that ended), starts again."""
         self._camera.update(fps=0.0)
         self._fps_times.clear()
+        self._soft_looks.clear()
         self._set_camera("connecting", f"opening {self.source}")
         if self._thread is None:
             return                      # never started: start() opens the new source
@@ -753,6 +764,8 @@ class TableSession:
                 elif frame.image is not None and twins.small_picture(frame.image.shape[1], frame.image.shape[0]):
                     size = f"{frame.image.shape[1]}×{frame.image.shape[0]}"
                     self._set_camera("small", small_picture_message(size), frame.t, size=size)
+                elif self.picture_soft:
+                    self._set_camera("soft", SOFT_MESSAGE, frame.t)
                 else:
                     self._set_camera("ok", st.message if st.state == "ok" else "receiving frames", frame.t)
                 n += 1
@@ -865,7 +878,29 @@ class TableSession:
         self._last_read_t = t                            # looked at (a peek declared blurred too)
         if obs.read:
             self._nothing_read = not obs.cards and not obs.unsure
+            self._note_focus(obs)
         return obs
+
+    def _note_focus(self, obs) -> None:
+        """Keep whether ``obs`` (a frame read) measured soft, for :attr:`picture_soft`: only frames with
+        something on the table (a cleared cloth has no edges to measure); a clip started over starts
+        the record afresh."""
+        looks = self._soft_looks
+        if looks and obs.t < looks[-1][0]:
+            looks.clear()
+        if obs.cards or obs.unsure:
+            looks.append((obs.t, bool(getattr(obs, "soft", False))))
+        while looks and obs.t - looks[0][0] > SOFT_STATUS_SECONDS:
+            looks.popleft()
+
+    @property
+    def picture_soft(self) -> bool:
+        """Whether the camera's pictures have been out of focus lately (``SOFT_STATUS_SECONDS``: most
+        of the frames read with something on the table measured soft); the camera status says so."""
+        looks = self._soft_looks
+        if len(looks) < SOFT_MIN_LOOKS or looks[-1][0] - looks[0][0] < 2.0 / 3.0 * SOFT_STATUS_SECONDS:
+            return False
+        return 2 * sum(soft for _, soft in looks) > len(looks)
 
     def _subs_want_video(self) -> bool:
         return True
