@@ -224,3 +224,34 @@ def test_killed_server_resumes_its_session(tmp_path):
         proc.terminate()
         proc.wait(timeout=15)
     assert proc.returncode == 0
+
+
+@pytest.mark.parametrize("back", ["ok", "soft", "small", "blurred"])
+def test_the_terminal_says_once_when_the_camera_fails_and_when_frames_come_again(caplog, back):
+    """``serve`` says a camera's trouble once (however often it retries) and says so when frames come
+    again, also where the picture they bring has a problem the page tells about (out of focus, too
+    small, blurred); a status before any trouble is not said."""
+    import logging
+    import queue
+
+    from tableref.cli.web import report_camera
+
+    class Session:
+        def __init__(self):
+            self.q = queue.Queue()
+
+        def subscribe(self):
+            return self.q
+
+    s = Session()
+    statuses = ["ok", "soft", "reconnecting", "reconnecting", "reconnecting", back, "ok"]
+    with caplog.at_level(logging.INFO, logger="tableref.camera"):
+        report_camera(s)
+        for st in statuses:
+            s.q.put({"type": "camera_status", "status": st, "message": f"m-{st}"})
+        deadline = time.monotonic() + 5
+        while not s.q.empty() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.1)
+    said = [r.getMessage() for r in caplog.records if r.name == "tableref.camera"]
+    assert said == ["camera reconnecting: m-reconnecting", f"camera {back}: m-{back}"]

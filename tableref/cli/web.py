@@ -23,6 +23,10 @@ from tableref.games import GAME_NAMES, GAMES
 DEFAULT_PORT = 8000
 SEAT_HELP = ", ".join(f"{g.title} {g.seats[0]}-{g.seats[1]}" for g in GAMES.values())
 DEFAULT_THREADS = 96
+# camera statuses said in the terminal: a camera that fails (once each) ...
+CAMERA_TROUBLE = ("error", "lost", "reconnecting", "stale")
+# ... and one that gives frames again after that
+CAMERA_BACK = ("ok", "blurred", "small", "soft")
 DESCRIPTION = """Serve the table page for every phone, with the live referee and the ledger.
 
 Defaults: the built-in demo table, a SQLite ledger in the user's data directory,
@@ -153,11 +157,12 @@ def report_camera(session) -> None:
             status = ev.get("status")
             if ev.get("type") != "camera_status" or status == said:
                 continue
-            if status in ("error", "lost", "reconnecting", "stale"):
+            if status in CAMERA_TROUBLE:
                 log.warning("camera %s: %s", status, ev.get("message", ""))
                 said = status
-            elif status == "ok" and said is not None:
-                log.info("camera ok: %s", ev.get("message", ""))
+            elif status in CAMERA_BACK and said is not None:
+                # frames come again (ok, or a picture the page tells about: blurred, small, out of focus)
+                log.info("camera %s: %s", status, ev.get("message", ""))
                 said = None
 
     threading.Thread(target=follow, name="tableref-camera-report", daemon=True).start()
