@@ -130,3 +130,36 @@ def test_the_table_is_silent_without_a_voice_for_the_language(tmp_path, browser)
         page.wait_for_selector("#banner:not([hidden])", timeout=10_000)
         time.sleep(0.5)
         assert page.evaluate("window.__spoken") == []
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "ne"])
+def test_an_unread_card_is_listed_with_what_it_might_be_and_the_host_settles_it_in_one_tap(tmp_path, browser,  # noqa: F811
+                                                                                             lang):
+    """A card the camera has not read yet (its looks disagree: 5H or 5D) holds its meld back; the page
+    lists it with its seat and what it might be, in the page's language; a viewer cannot touch it, the
+    host taps it and then one of the candidates, and the meld is judged with that card."""
+    from test_session import _table
+
+    with served_table(tmp_path, P3, game="desmoche") as (base, session, ledger, service):
+        viewer = _page(browser, base, lang, host=False)
+        session.feed_table(_table([[(1, "3H"), (2, "4H"), (3, "", ["5H", "5D"])]]))
+        item = viewer.locator("#unread li[data-track-id='3']")
+        item.wait_for(timeout=10_000)
+        assert viewer.is_visible("#unread-panel")
+        words = translator(lang)
+        assert item.inner_text().replace("\n", " ").count("Ana") == 1
+        assert "5♥ / 5♦" in item.inner_text() and words("unread_title").upper() in viewer.inner_text("#unread-panel").upper()
+        assert viewer.locator("#unread .card[role=button]").count() == 0      # a viewer cannot correct
+        assert viewer.locator(".meld").count() == 0                           # the meld waits for it
+
+        host = _page(browser, base, lang)
+        host.locator("#unread .card[data-track-id='3']").click()
+        host.wait_for_selector("#correct-dialog[open]")
+        offered = host.locator("#correct-candidates button")
+        assert offered.all_inner_texts() == ["5♥", "5♦"]
+        offered.first.click()
+        host.wait_for_selector(".meld .card[data-track-id='3'][data-card='5H']", timeout=10_000)
+        host.wait_for_selector("#unread-panel[hidden]", state="attached", timeout=10_000)
+        assert session.snapshot()["unread"] == []
+        assert session.snapshot()["seats"][0]["melds"][0]["cards"] == ["3H", "4H", "5H"]
+        viewer.wait_for_selector("#unread-panel[hidden]", state="attached", timeout=10_000)

@@ -120,7 +120,13 @@ function showError(node, data) {
   node.hidden = false;
 }
 
-function cardNode(card, trackId, extra) {
+// a card's label with its suit sign ("10H" -> "10♥")
+function cardLabel(text) {
+  const suit = text.slice(-1);
+  return text.slice(0, -1) + (SUIT[suit] || suit);
+}
+
+function cardNode(card, trackId, extra, candidates) {
   const text = String(card || "?");
   const suit = text.slice(-1);
   const red = suit === "H" || suit === "D";
@@ -130,7 +136,7 @@ function cardNode(card, trackId, extra) {
   if (trackId !== undefined && trackId !== null) attrs.dataset.trackId = String(trackId);
   if (HOST && trackId !== undefined && trackId !== null) {
     attrs.role = "button"; attrs.tabindex = "0";
-    attrs.onclick = () => openCorrection(trackId, text);
+    attrs.onclick = () => openCorrection(trackId, text, candidates);
   }
   return el("span", attrs, label);
 }
@@ -214,6 +220,32 @@ function seatNode(s, winner) {
       (s.verdicts_say || s.verdicts).map((v) => el("li", {}, v))) : null);
 }
 
+// where a card lies, in words: its seat's player, or the centre
+function zoneName(table, zone) {
+  const m = /^seat(\d+)$/.exec(zone || "");
+  if (m) {
+    const seat = (table.seats || []).find((x) => String(x.seat) === m[1]);
+    return (seat && seat.player) || T("seat") + " " + (Number(m[1]) + 1);
+  }
+  return zone === "centre" ? T("centre") : "–";
+}
+
+// The cards the camera has not read yet (their looks disagree): where each lies and what it might be;
+// the host taps one to say what it is (the candidates are offered in the correction dialog).
+function renderUnread(table) {
+  const unread = table.unread || [];
+  const panel = $("#unread-panel");
+  if (!panel) return;
+  panel.hidden = !unread.length;
+  $("#unread").replaceChildren(...unread.map((u) => {
+    const cands = u.candidates || [];
+    return el("li", { dataset: { trackId: String(u.track_id) } },
+      cardNode("?", u.track_id, "unread", cands),
+      el("span", {}, TF("unread_where", { where: zoneName(table, u.zone), cards: cands.length ? cands.map(cardLabel).join(" / ") : "?" })),
+      el("span", { class: "hint" }, "#" + u.track_id));
+  }));
+}
+
 function renderLive(state) {
   const table = state.table || {};
   const cam = table.camera || {};
@@ -230,6 +262,7 @@ function renderLive(state) {
   seats.replaceChildren(...(table.seats || []).map((s) => seatNode(s, table.winner)));
   const centre = table.centre || {};
   $("#centre").replaceChildren(...(centre.cards || []).map((c, i) => cardNode(c, (centre.track_ids || [])[i])));
+  renderUnread(table);
   const banner = $("#banner");
   if (table.winner) {
     const net = (table.result && table.result.net) || {};
@@ -370,18 +403,21 @@ function initLive() {
   });
   const form = $("#correct-form");
   if (form) {
-    const send = async (card) => {
+    // the host's correction of the card in the dialog: what it really is, or null for "not a card"
+    sendCorrection = async (card) => {
       const r = await post("/api/correct", { track_id: Number($("#correct-track").textContent), card,
                                              why: $("#correct-why").value });
       if (r.ok) { $("#correct-dialog").close(); toast(T("corrected")); refresh(); }
       else showError($("#correct-error"), r.data);
     };
-    form.addEventListener("submit", (e) => { e.preventDefault(); send($("#correct-card").value.trim()); });
-    $("#correct-none").addEventListener("click", () => send(null));
+    form.addEventListener("submit", (e) => { e.preventDefault(); sendCorrection($("#correct-card").value.trim()); });
+    $("#correct-none").addEventListener("click", () => sendCorrection(null));
   }
 }
 
-function openCorrection(trackId, card) {
+let sendCorrection = async () => {};     // set where the live page has its correction dialog
+
+function openCorrection(trackId, card, candidates) {
   const d = $("#correct-dialog");
   if (!d) return;
   $("#correct-was").textContent = card;
@@ -389,6 +425,15 @@ function openCorrection(trackId, card) {
   $("#correct-card").value = "";
   $("#correct-why").value = "";
   $("#correct-error").hidden = true;
+  // an unread card: what the camera thinks it might be, one tap each
+  const offer = $("#correct-candidates");
+  const cands = candidates || [];
+  if (offer) {
+    offer.hidden = !cands.length;
+    offer.replaceChildren(...(cands.length ? [el("span", { class: "hint" }, T("unread_which"))] : []),
+      ...cands.map((c) => el("button", { type: "button", class: "card" + ("HD".includes(c.slice(-1)) ? " red" : ""),
+                                          dataset: { card: c }, onclick: () => sendCorrection(c) }, cardLabel(c))));
+  }
   d.showModal();
   $("#correct-card").focus();
 }
