@@ -133,33 +133,45 @@ def test_the_table_is_silent_without_a_voice_for_the_language(tmp_path, browser)
 
 
 @pytest.mark.parametrize("lang", ["en", "es", "ne"])
-def test_an_unread_card_is_listed_with_what_it_might_be_and_the_host_settles_it_in_one_tap(tmp_path, browser,  # noqa: F811
-                                                                                             lang):
-    """A card the camera has not read yet (its looks disagree: 5H or 5D) holds its meld back; the page
-    lists it with its seat and what it might be, in the page's language; a viewer cannot touch it, the
-    host taps it and then one of the candidates, and the meld is judged with that card."""
+def test_cards_to_check_are_listed_and_the_host_settles_them_in_a_tap_or_two(tmp_path, browser,  # noqa: F811
+                                                                             lang):
+    """A card the camera has not read yet (its looks disagree: 5H or 5D) and a card read at two places
+    of one pack (7D) hold their melds back; the page lists both under "Cards to check", with their
+    seats and numbers, the unread one with what it might be, in the page's language. A viewer cannot
+    touch them; the host taps the unread one and then a candidate, then one copy of the 7D and "not a
+    card", and both melds are judged."""
     from test_session import _table
 
     with served_table(tmp_path, P3, game="desmoche") as (base, session, ledger, service):
         viewer = _page(browser, base, lang, host=False)
-        session.feed_table(_table([[(1, "3H"), (2, "4H"), (3, "", ["5H", "5D"])]]))
-        item = viewer.locator("#unread li[data-track-id='3']")
-        item.wait_for(timeout=10_000)
-        assert viewer.is_visible("#unread-panel")
+        session.feed_table(_table([[(1, "3H"), (2, "4H"), (3, "", ["5H", "5D"])], [(5, "6D"), (6, "7D"), (7, "8D")]],
+                                  [(8, "7D")]))
+        unread = viewer.locator("#check li.unread[data-track-id='3']")
+        unread.wait_for(timeout=10_000)
+        twice = viewer.locator("#check li.set-aside[data-card='7D']")
         words = translator(lang)
-        assert item.inner_text().replace("\n", " ").count("Ana") == 1
-        assert "5♥ / 5♦" in item.inner_text() and words("unread_title").upper() in viewer.inner_text("#unread-panel").upper()
-        assert viewer.locator("#unread .card[role=button]").count() == 0      # a viewer cannot correct
-        assert viewer.locator(".meld").count() == 0                           # the meld waits for it
+        assert words("check_title").upper() in viewer.inner_text("#check-panel").upper()
+        assert "Ana" in unread.inner_text() and "5♥ / 5♦" in unread.inner_text()
+        assert twice.locator(".card").evaluate_all("cs => cs.map(c => c.dataset.trackId)") == ["6", "8"]
+        assert "#6" in twice.inner_text() and "#8" in twice.inner_text() and "Beto" in twice.inner_text()
+        assert viewer.locator("#check .card[role=button]").count() == 0        # a viewer cannot correct
+        assert viewer.locator(".meld").count() == 0                            # both melds wait
 
         host = _page(browser, base, lang)
-        host.locator("#unread .card[data-track-id='3']").click()
+        host.locator("#check .card[data-track-id='3']").click()
         host.wait_for_selector("#correct-dialog[open]")
         offered = host.locator("#correct-candidates button")
         assert offered.all_inner_texts() == ["5♥", "5♦"]
         offered.first.click()
         host.wait_for_selector(".meld .card[data-track-id='3'][data-card='5H']", timeout=10_000)
-        host.wait_for_selector("#unread-panel[hidden]", state="attached", timeout=10_000)
-        assert session.snapshot()["unread"] == []
-        assert session.snapshot()["seats"][0]["melds"][0]["cards"] == ["3H", "4H", "5H"]
-        viewer.wait_for_selector("#unread-panel[hidden]", state="attached", timeout=10_000)
+        host.wait_for_selector("#check li.unread", state="detached", timeout=10_000)
+        host.locator("#check .card[data-track-id='8']").click()
+        host.wait_for_selector("#correct-dialog[open]")
+        assert host.is_hidden("#correct-candidates")                          # no candidates for a copy
+        host.click("#correct-none")
+        host.wait_for_selector(".meld .card[data-track-id='6'][data-card='7D']", timeout=10_000)
+        host.wait_for_selector("#check-panel[hidden]", state="attached", timeout=10_000)
+        snap = session.snapshot()
+        assert snap["unread"] == [] and snap["set_aside"] == []
+        assert [m["cards"] for s in snap["seats"] for m in s["melds"]] == [["3H", "4H", "5H"], ["6D", "7D", "8D"]]
+        viewer.wait_for_selector("#check-panel[hidden]", state="attached", timeout=10_000)

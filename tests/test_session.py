@@ -328,12 +328,12 @@ def test_a_marriage_session_reads_the_table_as_three_packs_enlarged():
 def _table(seat0_melds, seat1_loose=(), t=1.0):
     from tableref.vision.table_state import Meld, SeatState, StableTable, TableCard as VCard
 
-    def vc(tid, card, candidates=()):
-        return VCard(tid, card, 0.9, (0, 0, 1, 1), (0, 0), (0, 0), "seat0", candidates=tuple(candidates))
+    def vc(tid, card, candidates=(), zone="seat0"):
+        return VCard(tid, card, 0.9, (0, 0, 1, 1), (0, 0), (0, 0), zone, candidates=tuple(candidates))
 
     return StableTable(t, t - 0.6, 1, True,
                        [SeatState(0, "seat0", "Ana", [Meld([vc(*c) for c in m]) for m in seat0_melds]),
-                        SeatState(1, "seat1", "Beto", [], [vc(*c) for c in seat1_loose]),
+                        SeatState(1, "seat1", "Beto", [], [vc(*c[:3], zone="seat1") for c in seat1_loose]),
                         SeatState(2, "seat2", "Cris")])
 
 
@@ -358,6 +358,26 @@ def test_one_pack_card_read_at_two_places_is_a_recognition_problem_never_counted
     assert s.snapshot()["seats"][1]["loose"] == []
     s.feed_table(_table([[(1, "6D"), (2, "7D"), (3, "8D")]], [(4, "7D")], t=2.0))
     assert len([e for e in s.snapshot()["events"] if e["type"] == "recognition_problem"]) == 1   # said once
+
+
+def test_a_correction_while_a_card_is_read_at_two_places_judges_the_rest_and_lists_the_copies():
+    """One pack, 7D read at two places: every copy is set aside and listed for the host (its track
+    ids and seats); correcting another card judges the rest of the table as the camera's tables are
+    judged (the 7D still set aside, not the whole table refused), and saying one copy is not a card
+    judges its meld and empties the list."""
+    s = session()
+    s.feed_table(_table([[(1, "3H"), (2, "4H"), (3, "", ["5H", "5D"])], [(5, "6D"), (6, "7D"), (7, "8D")]],
+                        [(8, "7D")]))
+    copies = [{"track_id": 6, "zone": "seat0"}, {"track_id": 8, "zone": "seat1"}]
+    assert s.snapshot()["set_aside"] == [{"card": "7D", "packs": 1, "copies": copies}]
+    s.correct_card(3, "5H")
+    snap = s.snapshot()
+    assert [m["cards"] for m in snap["seats"][0]["melds"]] == [["3H", "4H", "5H"]]
+    assert snap["set_aside"] == [{"card": "7D", "packs": 1, "copies": copies}]
+    s.correct_card(8, None)
+    snap = s.snapshot()
+    assert [m["cards"] for m in snap["seats"][0]["melds"]] == [["3H", "4H", "5H"], ["6D", "7D", "8D"]]
+    assert snap["set_aside"] == [] and snap["unread"] == []
 
 
 def test_marriage_counts_no_label_more_than_three_times():

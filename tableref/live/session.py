@@ -181,6 +181,9 @@ class TableSession:
         self._fps_times: deque = deque(maxlen=30)
         self._corrections: dict[int, str | None] = {}
         self._problems_said: set = set()            # recognition problems already told the host
+        # the labels the last table judged read more often than the packs hold them (set aside, shown to the host)
+        self._set_aside: list[dict] = []
+        self._repaired: dict[int, str] = {}          # the second readings the last table took (one pack)
         # a still table is read again at photo quality beside the camera loop (the recogniser the
         # session builds itself; an injected one is a test's or a tool's, read as it is)
         self.still_reads = recognizer is None
@@ -244,6 +247,7 @@ class TableSession:
                                        pot_carried=self.pot, hand_no=self.hand_no, auto_finish=self.auto_finish)
         self._waiting_clear = False
         self._hand_had_cards = False          # any card face up in this hand (a cleared table then ends it)
+        self._set_aside = []
 
     def number_hands_from(self, first: int) -> None:
         """The next hand to be decided is hand ``first`` (the ledger's next hand), the others on from it."""
@@ -379,25 +383,38 @@ class TableSession:
             self._emit_all(evs)
             return evs
 
+    def _table_state(self, table, repaired: dict[int, str] | None = None):
+        """The table as the referee judges it, with the notes for the host: (state, repairs,
+        problems). The host's corrections applied; on one pack a card read twice tried with its
+        second readings (``repaired``: the second readings taken before, track id -> label, taken
+        again without asking the tracker, which the camera thread keeps changing); and a card read
+        more often than the packs hold it shown to the host, never counted twice (every copy set
+        aside)."""
+        from tableref.live.repair import repair_duplicates, set_aside_overcounted
+        from tableref.live.state import relabel
+
+        state = state_from_stable(table, self.n_seats, self._read_as())
+        repairs: list[dict] = []
+        if self.spec.one_pack:
+            if repaired is None and self._tracker is not None:
+                state, repairs = repair_duplicates(state, self._tracker)
+            elif repaired:
+                state = relabel(state, {t: lab for t, lab in repaired.items() if t not in self._corrections})
+        state, problems = set_aside_overcounted(state, self.spec.packs)
+        return state, repairs, problems
+
     def feed_table(self, table) -> list[dict]:
         """Judge a :class:`vision.table_state.StableTable` (host corrections applied)."""
         with self._lock:
             self._last_table = table
             if self._old_table is not None and table.cards:
                 self._old_table_back(table)
-            state = state_from_stable(table, self.n_seats, self._read_as())
-            if self.spec.one_pack and self._tracker is not None:
-                # one pack: a card read twice is a misreading; try the cards' second readings
-                from tableref.live.repair import repair_duplicates
-
-                state, notes = repair_duplicates(state, self._tracker)
-                for n in notes:
-                    fields = {k: v for k, v in n.items() if k != "text"}
-                    self._emit(make_event("recognition_repair", table.t, n["text"], cards=[n["taken_as"]], **fields))
-            # a card read more often than the packs hold it is shown to the host, never counted twice
-            from tableref.live.repair import set_aside_overcounted
-
-            state, problems = set_aside_overcounted(state, self.spec.packs)
+            state, notes, problems = self._table_state(table)
+            self._repaired = {n["track_id"]: n["taken_as"] for n in notes}
+            for n in notes:
+                fields = {k: v for k, v in n.items() if k != "text"}
+                self._emit(make_event("recognition_repair", table.t, n["text"], cards=[n["taken_as"]], **fields))
+            self._set_aside = problems
             for n in problems:
                 key = (n["card"], tuple(n["track_ids"]))
                 if key not in self._problems_said:
@@ -570,7 +587,7 @@ class TableSession:
                 cards=[label] if label else [], track_id=track_id, old=old, card=label, by="host"))
             if self._last_table is not None and not self._waiting_clear:
                 # judged again as if read right from the start: a correction is not a player's move
-                state = state_from_stable(self._last_table, self.n_seats, self._read_as())
+                state, _, self._set_aside = self._table_state(self._last_table, repaired=self._repaired)
                 self._emit_all(self.hand.rejudge(state, dict(self._corrections)))
         return {"ok": True, "track_id": track_id, "card": label, "old": old}
 
@@ -944,6 +961,23 @@ class TableSession:
                         "candidates": list(c.candidates)})
         return out
 
+    def _set_aside_cards(self) -> list[dict]:
+        """The labels read more often than the packs hold them (a one-pack table's card at two
+        places), none of them counted: each with its copies (track id, zone) that the host has not
+        said to be another card; a label the host's corrections leave within the packs is gone."""
+        table = self._last_table
+        if table is None:
+            return []
+        zones = {c.track_id: c.zone for c in table.cards}
+        out = []
+        for n in self._set_aside:
+            label = n["card"]
+            copies = [i for i in n["track_ids"] if self._corrections.get(i, label) == label]
+            if len(copies) > n["packs"]:
+                out.append({"card": label, "packs": n["packs"],
+                            "copies": [{"track_id": i, "zone": zones.get(i)} for i in copies]})
+        return out
+
     def snapshot(self) -> dict:
         """The current state, JSON-ready (see docs/live.md and the session contract)."""
         with self._lock:
@@ -971,6 +1005,9 @@ class TableSession:
                 # cards on the table whose label is not decided yet: shown to the host (their number,
                 # where they lie, what they might be), never judged until read or corrected
                 "unread": self._unread_cards(),
+                # labels read more often than the packs hold them: every copy set aside until the host
+                # says which is misread
+                "set_aside": self._set_aside_cards(),
             }
             out.update(self.hand.table_view())
             return out

@@ -230,20 +230,30 @@ function zoneName(table, zone) {
   return zone === "centre" ? T("centre") : "–";
 }
 
-// The cards the camera has not read yet (their looks disagree): where each lies and what it might be;
-// the host taps one to say what it is (the candidates are offered in the correction dialog).
-function renderUnread(table) {
-  const unread = table.unread || [];
-  const panel = $("#unread-panel");
+// The cards to check: those the camera has not read yet (their looks disagree: where each lies and
+// what it might be) and the labels read more often than the packs hold them (every copy set aside);
+// none of them is counted. The host taps one to say what it is (an unread card's candidates are
+// offered in the correction dialog).
+function renderToCheck(table) {
+  const unread = table.unread || [], aside = table.set_aside || [];
+  const panel = $("#check-panel");
   if (!panel) return;
-  panel.hidden = !unread.length;
-  $("#unread").replaceChildren(...unread.map((u) => {
+  panel.hidden = !unread.length && !aside.length;
+  const items = unread.map((u) => {
     const cands = u.candidates || [];
-    return el("li", { dataset: { trackId: String(u.track_id) } },
+    return el("li", { class: "unread", dataset: { trackId: String(u.track_id) } },
       cardNode("?", u.track_id, "unread", cands),
       el("span", {}, TF("unread_where", { where: zoneName(table, u.zone), cards: cands.length ? cands.map(cardLabel).join(" / ") : "?" })),
       el("span", { class: "hint" }, "#" + u.track_id));
-  }));
+  });
+  for (const a of aside) {
+    const copies = a.copies || [];
+    items.push(el("li", { class: "set-aside", dataset: { card: a.card } },
+      ...copies.map((c) => cardNode(a.card, c.track_id, "set-aside")),
+      el("span", {}, TF("set_aside_where", { card: cardLabel(a.card), n: copies.length, packs: a.packs,
+        where: copies.map((c) => zoneName(table, c.zone) + " #" + c.track_id).join(", ") }))));
+  }
+  $("#check").replaceChildren(...items);
 }
 
 function renderLive(state) {
@@ -262,7 +272,7 @@ function renderLive(state) {
   seats.replaceChildren(...(table.seats || []).map((s) => seatNode(s, table.winner)));
   const centre = table.centre || {};
   $("#centre").replaceChildren(...(centre.cards || []).map((c, i) => cardNode(c, (centre.track_ids || [])[i])));
-  renderUnread(table);
+  renderToCheck(table);
   const banner = $("#banner");
   if (table.winner) {
     const net = (table.result && table.result.net) || {};
