@@ -126,11 +126,14 @@ function cardLabel(text) {
   return text.slice(0, -1) + (SUIT[suit] || suit);
 }
 
+// the host's correction of the card in the correction dialog (set where the live page has one)
+let sendCorrection = async () => {};
+
 function cardNode(card, trackId, extra, candidates) {
   const text = String(card || "?");
   const suit = text.slice(-1);
   const red = suit === "H" || suit === "D";
-  const label = text.slice(0, -1) + (SUIT[suit] || suit);
+  const label = cardLabel(text);
   const attrs = { class: "card" + (red ? " red" : "") + (extra ? " " + extra : ""), title: text,
                   dataset: { card: text } };
   if (trackId !== undefined && trackId !== null) attrs.dataset.trackId = String(trackId);
@@ -424,8 +427,6 @@ function initLive() {
     $("#correct-none").addEventListener("click", () => sendCorrection(null));
   }
 }
-
-let sendCorrection = async () => {};     // set where the live page has its correction dialog
 
 function openCorrection(trackId, card, candidates) {
   const d = $("#correct-dialog");
