@@ -158,6 +158,7 @@ def test_phone_camera_over_https_reads_the_demo_and_keeps_evidence(phone_server)
             cam = _table(base)["table"]["camera"]
             assert cam["source"] == "phone" and cam["fps"] > 0, cam
             assert "fps" in viewer.inner_text("#cam-detail")
+            assert phone.is_hidden("#phone-picture")          # the demo's picture is sharp: nothing to fix
             # the annotated video of the table comes over HTTPS too (cheroot streams it)
             viewer.wait_for_function("document.getElementById('video').naturalWidth >= 640", timeout=30_000)
 
@@ -234,3 +235,65 @@ def test_phone_camera_over_https_reads_the_demo_and_keeps_evidence(phone_server)
             assert not errors, errors
         finally:
             browser.close()
+
+
+@pytest.mark.parametrize("status", ["soft", "ok"])
+def test_the_phone_shows_what_the_table_says_of_its_picture(tmp_path, status):
+    """The one holding the phone sees on the camera page what the table says of the picture it sends
+    (out of focus: focus the camera or bring it closer), in the phone's language, and nothing while
+    the picture is fine. The app runs in this process over a stand-in session whose camera status the
+    test sets; Chromium's fake camera sends its own test pattern."""
+    import threading
+
+    from playwright.sync_api import sync_playwright
+    from werkzeug.serving import make_server
+
+    from tableref.ledger.store import Ledger
+    from tableref.vision.sources import open_source
+    from tableref.web.app import close_app, create_app
+    from tableref.web.i18n import say_camera, translator
+    from web_fake_session import FakeSession
+
+    _need_browser()
+    session = FakeSession()
+    session.source, session.camera_status = "phone", status
+    ledger = Ledger(tmp_path / "ledger.sqlite3")
+    app = create_app(session, ledger, pin=PIN)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    src, stop = open_source("phone"), threading.Event()
+
+    def consume():                   # the table session's side: takes the phone's frames
+        while not stop.is_set():
+            src.read(timeout=0.1)
+
+    threading.Thread(target=consume, daemon=True).start()
+    args = CHROMIUM_ARGS + ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=args)
+            ctx = browser.new_context(viewport={"width": 412, "height": 915}, permissions=["camera"])
+            phone = ctx.new_page()
+            base = f"http://127.0.0.1:{server.server_port}"      # loopback: a secure context
+            phone.goto(base + "/lang/es", wait_until="commit")
+            phone.goto(base + "/camera")
+            phone.click("#login-open")
+            phone.fill("#login-pin", PIN)
+            phone.click("#login-submit")
+            phone.wait_for_selector("body[data-phone-state='camera_sending']", timeout=30_000)
+            if status == "ok":
+                time.sleep(0.5)
+                assert phone.is_hidden("#phone-picture")
+            else:
+                phone.wait_for_selector("#phone-picture:not([hidden])", timeout=10_000)
+                said = say_camera(session.camera, translator("es"))
+                assert phone.inner_text("#phone-picture") == said and "desenfocada" in said
+                session.camera_status = "ok"                        # focused: the notice goes
+                phone.wait_for_selector("#phone-picture[hidden]", state="attached", timeout=10_000)
+            browser.close()
+    finally:
+        stop.set()
+        src.stop()
+        server.shutdown()
+        close_app(app)
+        ledger.close()

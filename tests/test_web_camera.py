@@ -112,6 +112,20 @@ def test_host_frames_reach_the_source_one_at_a_time(table, phone):
     assert r.status_code == 200 and r.get_json()["taken"] and len(taken) == 6
 
 
+@pytest.mark.parametrize("status,lang,words", [("soft", "en", "out of focus"), ("soft", "es", "desenfocada"),
+                                                ("blurred", "en", "blurred"), ("ok", "en", "")])
+def test_each_upload_answer_says_what_the_table_says_of_the_picture(table, phone, status, lang, words):
+    """The one holding the phone hears what the table says of the picture it sends (out of focus,
+    blurred, too small), in the phone's language: they can fix it there."""
+    session = table.extensions["tableref"].session
+    session.camera_status = status
+    c, tok = _host(table)
+    c.set_cookie("lang", lang)
+    body = _send(c, tok, _jpeg()).get_json()
+    assert body["picture"]["status"] == status
+    assert words in body["picture"]["say"] and body["picture"]["say"]
+
+
 @pytest.mark.parametrize("data,ctype,status,words", [
     (b"GIF89a not a jpeg at all", "image/jpeg", 400, "not a JPEG"),
     (b"\xff\xd8\xff\xe0" + b"\x00" * 400, "image/jpeg", 400, "damaged"),

@@ -28,6 +28,7 @@ class FakeSession:
         self.on_hand_end = None
         self.pot = 0
         self.jpeg = b"\xff\xd8\xff\xe0fakejpeg\xff\xd9"
+        self.camera_status = "ok"
 
     # -- contract
     def start(self):
@@ -60,6 +61,10 @@ class FakeSession:
     def latest_jpeg(self):
         return self.jpeg
 
+    @property
+    def camera(self):
+        return {"status": self.camera_status, "message": "", "fps": 7.5, "source": self.source}
+
     def snapshot(self):
         seats = []
         for i, p in enumerate(self.players):
@@ -73,7 +78,7 @@ class FakeSession:
             seats.append({"seat": i, "player": p, "table_cards": sum(len(m["cards"]) for m in melds),
                           "melds": melds, "loose": [], "verdicts": []})
         return {"game": self.game, "hand_no": self.hand_no, "players": list(self.players),
-                "camera": {"status": "ok", "message": "", "fps": 7.5, "source": self.source},
+                "camera": self.camera,
                 "seats": seats, "centre": {"cards": ["JC"]}, "winner": self.winner, "result": self.result,
                 "events": list(self.events[-20:])}
 

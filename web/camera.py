@@ -21,6 +21,7 @@ from flask import Blueprint, current_app, jsonify, request
 from tableref.referee.reasons import Reason
 from tableref.vision.sources import push_source
 from tableref.web.auth import error, host_required
+from tableref.web.i18n import pick_language, say_camera, translator
 
 camera = Blueprint("camera", __name__)
 
@@ -158,8 +159,12 @@ def frame():
         taken = seq is not None and src.wait_taken(seq, TAKE_WAIT_S)
         st = src.status
         up.last_error = None
+        # what the table says of the picture (out of focus, blurred, too small...), in the phone's
+        # language: the one holding the phone can fix it there
+        cam = _session().camera
+        picture = {"status": cam.get("status"), "say": say_camera(cam, translator(pick_language()))}
         return jsonify({"ok": True, "taken": bool(taken), "width": w, "height": h, "frames": st.frames,
                         "dropped": st.dropped, "refused": up.refused,
-                        "analysed_fps": round(src.taken_fps, 2), "status": st.state})
+                        "analysed_fps": round(src.taken_fps, 2), "status": st.state, "picture": picture})
     finally:
         up.busy.release()

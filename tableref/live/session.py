@@ -703,6 +703,12 @@ class TableSession:
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
+    @property
+    def camera(self) -> dict:
+        """The camera's status now (a copy): ``status``, ``message``, ``fps``, ``source`` and, for a
+        status that names it, ``size``; ``snapshot()["camera"]`` without the rest of the table."""
+        return dict(self._camera)
+
     def _set_camera(self, status: str, message: str, t: float = 0.0, size: str | None = None) -> None:
         """The camera's status (ok, blurred, small, error, ...) and its message; ``size``: the
         pictures' size in words ("640×360"), for a status that names it. A change is an event."""

@@ -25,6 +25,14 @@
     document.body.dataset.phoneState = key;
   }
   function showError(text) { errEl.textContent = text; errEl.hidden = !text; }
+  // what the table says of the picture this phone sends, where there is something to fix here
+  const pictureEl = $("#phone-picture");
+  const PICTURE_TO_FIX = ["blurred", "soft", "small"];
+  function showPicture(picture) {
+    const text = picture && PICTURE_TO_FIX.includes(picture.status) ? picture.say || "" : "";
+    pictureEl.textContent = text; pictureEl.hidden = !text;
+    document.body.dataset.picture = text ? picture.status : "";
+  }
   function showStats() {
     statsEl.textContent = [T("camera_sent") + " " + stats.sent,
       T("camera_analysed") + " " + stats.fps.toFixed(1) + "/s",
@@ -103,7 +111,7 @@
       if (resp.ok) {
         stats.sent += 1; stats.dropped = data.dropped; stats.fps = data.analysed_fps || 0;
         stats.refused = data.refused || 0;
-        setState("camera_sending", "cam-ok"); showError(""); showStats();
+        setState("camera_sending", "cam-ok"); showError(""); showStats(); showPicture(data.picture);
         continue;
       }
       stats.refused += 1; showStats();
@@ -139,6 +147,13 @@
       showError(T("camera_track_ended"));
       stop(); setTimeout(start, 1500);
     }));
+    // continuous autofocus where the browser lets a page ask for it (the cards must be sharp)
+    for (const tr of stream.getVideoTracks()) {
+      const caps = tr.getCapabilities ? tr.getCapabilities() : {};
+      if ((caps.focusMode || []).includes("continuous")) {
+        tr.applyConstraints({ advanced: [{ focusMode: "continuous" }] }).catch(() => {});
+      }
+    }
     video.srcObject = stream;
     try { await video.play(); } catch (e) { /* autoplay of a muted video is allowed */ }
     running = true;
@@ -152,6 +167,7 @@
 
   function stop() {
     running = false;
+    showPicture(null);
     if (stream) stream.getTracks().forEach((tr) => tr.stop());
     stream = null;
     if (wakeLock) { wakeLock.release().catch(() => {}); wakeLock = null; }
