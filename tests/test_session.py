@@ -380,6 +380,16 @@ def test_a_correction_while_a_card_is_read_at_two_places_judges_the_rest_and_lis
     assert snap["set_aside"] == [] and snap["unread"] == []
 
 
+def test_an_unread_card_of_the_last_hand_is_not_listed_in_the_next():
+    """The host starts the next hand with the last hand's cards still on the table: they are not
+    judged in the new hand, so an unread one among them is no card to check either."""
+    s = session()
+    s.feed_table(_table([[(1, "3H"), (2, "4H"), (3, "", ["5H", "5D"])]]))
+    assert [u["track_id"] for u in s.snapshot()["unread"]] == [3]
+    s.next_hand()
+    assert s.snapshot()["unread"] == []
+
+
 def test_marriage_counts_no_label_more_than_three_times():
     from tableref.live.repair import set_aside_overcounted
 

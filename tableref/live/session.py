@@ -958,10 +958,12 @@ class TableSession:
             return None
 
     def _unread_cards(self) -> list[dict]:
+        """The cards not read yet, for the host: not those the host has said, nor those of the
+        previous hand still on the table (not judged in this one)."""
         table = self._last_table
         out = []
         for c in getattr(table, "unread", None) or []:
-            if c.track_id in self._corrections:
+            if c.track_id in self._corrections or c.track_id in self._stale:
                 continue
             out.append({"track_id": c.track_id, "zone": c.zone, "box": [round(float(v), 1) for v in c.box],
                         "candidates": list(c.candidates)})
