@@ -300,8 +300,11 @@ def live_feed(pic: Picture, settings: ce.FeedSettings, seed: int, game: str = LI
 
     from tableref.live.session import TableSession
 
+    from tableref.vision.recognition import MachineSettings
+
+    # the machine's settings as watch takes them from the environment (TABLEREF_READING=quick ...)
     session = TableSession(source=pic.name, game=game, seats=LIVE_SEATS, realtime=False, loop=False,
-                           auto_finish=False)
+                           auto_finish=False, machine=MachineSettings.from_environment(os.environ))
     # the camera loop's own path (the session's recogniser and settings as watch builds them, blurred
     # frames skipped, the still table re-read at photo quality beside it), at the camera's pace
     start = time.perf_counter()

@@ -201,7 +201,13 @@ def test_a_small_or_soft_picture_doubts_twins_and_says_it_is_soft(monkeypatch):
     assert seen[-1] is True
     rec.memo.keep_blur((1280, 720), float("nan"), 0)      # the views measured anew
     soft = rec.observe(cv2.GaussianBlur(big, (0, 0), 2.5), read_blurred=True)
-    assert seen[-1] is True and soft.soft is True
+    assert seen[-1] is True and soft.soft is True and soft.coarse is True
+    # the quick reading (a slow machine's fast classifier) reads coarsely: on a table of several packs
+    # its sharp, large pictures are doubted alike, not said to be soft; on one pack they are not
+    quick = CardRecognizer(config=live_table_preset(several_packs=True, count=True, quick=True)).observe(big)
+    assert seen[-1] is True and quick.coarse is True and quick.soft is False
+    one = CardRecognizer(config=live_table_preset(one_pack=True, quick=True)).observe(big)
+    assert seen[-1] is False and one.coarse is False and obs.coarse is False
 
 
 def test_a_suit_read_not_much_surer_than_its_twin_of_the_same_colour_is_doubted():

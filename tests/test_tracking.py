@@ -813,7 +813,7 @@ def test_a_followed_cards_own_index_misread_is_a_look_at_it_not_a_new_card():
     assert sorted(x.label for x in tr.confirmed_tracks()) == ["5D", "9S"]
 
 
-def _twins_table(size, soft=False, frames=30):
+def _twins_table(size, soft=False, frames=30, coarse=False):
     """A 640x360 camera's fanned KS and, beside it, the half-covered 6S read KS unsurely in every
     frame (0.45-0.6), the KS itself read surely but now and then as KC (the real fanned deal's 640x360
     feeds): the labels the tracker publishes."""
@@ -824,7 +824,8 @@ def _twins_table(size, soft=False, frames=30):
     for k in range(frames):
         ks = DetectedCard("KC" if k % 5 == 4 else "KS", 0.57 if k % 5 == 4 else 0.72, ks_box, indices=[ks_box])
         six = DetectedCard("KS", 0.45 + 0.05 * (k % 4), six_box, indices=[six_box])
-        tr.update(FrameObservation(t=k / 10, width=size[0], height=size[1], cards=[ks, six], soft=soft))
+        tr.update(FrameObservation(t=k / 10, width=size[0], height=size[1], cards=[ks, six], soft=soft,
+                                   coarse=coarse))
     return sorted(c.card for c in tr.published.cards) if tr.published else []
 
 
@@ -836,6 +837,8 @@ def test_a_label_read_unsurely_beside_a_card_of_that_label_in_a_small_or_soft_pi
     otherwise for a moment."""
     assert _twins_table((640, 360)) == ["", "KS"]
     assert _twins_table((1280, 720), soft=True) == ["", "KS"]
+    # read coarsely (the quick reading on a table of several packs): the same, however sharp the picture
+    assert _twins_table((1280, 720), coarse=True) == ["", "KS"]
     # a sharp, large picture: identical cards side by side are two cards (a Marriage dublee; on one
     # pack the session sets both aside)
     assert _twins_table((1280, 720)) == ["KS", "KS"]

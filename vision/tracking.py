@@ -383,7 +383,7 @@ class TableTracker:
 
         dets = [d for d in obs.cards if d.confidence >= self.min_confidence]
         sharp = self._is_sharp(float(obs.sharpness), read=obs.read)
-        self._coarse = bool(obs.soft) or (frame_size is not None and small_picture(*frame_size))
+        self._coarse = bool(obs.coarse or obs.soft) or (frame_size is not None and small_picture(*frame_size))
         self._index_labels()
         self._update_card_ref(dets)
         matches, unmatched_dets, unmatched_tracks = self._match(dets)

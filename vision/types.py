@@ -70,3 +70,6 @@ class FrameObservation:
     # the recogniser measured the picture soft (out of focus, ``recognition.images.is_soft``): with a
     # small picture, one whose fine print is lost (``vision.twins``)
     soft: bool = False
+    # the picture's fine print is lost to its reading: measured soft, small (``vision.twins``), or, on a
+    # table of several packs, read coarsely (the quick reading of a slow machine: the fast classifier)
+    coarse: bool = False

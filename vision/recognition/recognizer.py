@@ -86,6 +86,7 @@ class CardRecognizer:
         self._helper = HelperThread()
         self.last_blur: float | None = None     # the last picture's blur where measured (picture)
         self.last_stats = RecognitionStats()
+        self.last_coarse = False                # whether the last picture's fine print was lost to its reading
 
     @property
     def runtimes(self) -> str:
@@ -113,6 +114,7 @@ class CardRecognizer:
         t0, c0 = time.perf_counter(), time.thread_time()
         frame = self._frame(image, find_outlines=self.config.outlines, cut_in_helper=True)
         self.last_stats = stats = frame.stats
+        self.last_coarse = frame.coarse
         stats.count_view(t0, c0)          # the picture made ready (the glare taken off) is part of the views
         readings = self._read_indices(frame)
         if self._shaken(frame, readings) and not read_blurred:
@@ -148,7 +150,7 @@ class CardRecognizer:
         s = measure_sharpness(image) if sharpness is None else float(sharpness)
         return FrameObservation(t=t, width=w, height=h, cards=cards, sharpness=s, unsure=unsure,
                                 read=not (self.last_stats.blurred and not read_blurred),
-                                soft=is_soft(self.last_blur))
+                                soft=is_soft(self.last_blur), coarse=self.last_coarse)
 
     def _shaken(self, frame: FrameReading, readings: list[IndexReading]) -> bool:
         """Whether the frame's index boxes are blurred along one direction by more than
@@ -294,5 +296,10 @@ class CardRecognizer:
         in the helper thread unless ``helpers`` (``FrameReading``'s options) ask for it."""
         read, detected = self.pictures(image)
         frame = FrameReading(read, self._helper, detector_image=detected, **helpers)
-        frame.coarse = is_soft(self.last_blur) or small_picture(read.shape[1], read.shape[0])
+        # ... or, on a table of several packs, read coarsely: the quick reading of a slow machine (the
+        # fast classifier, indices at about 26 px) read the real fan's half-covered 6S as the KS beside
+        # it look after look, clean and dim, and counted it in 5 of 20 Marriage feeds; a one-pack table
+        # sets such a misread aside, and there the coarse rules cost the quick reading 1-2 cards a feed
+        frame.coarse = (is_soft(self.last_blur) or small_picture(read.shape[1], read.shape[0])
+                        or (self.config.fast_classifier and self.config.several_packs))
         return frame
