@@ -31,7 +31,8 @@ ranks only.
    1 % scale breathing, gain flicker, sensor noise, JPEG, a hand passing over the table for 4 frames)
    under four conditions (clean, defocus sigma 1.5, dim: light x 0.5, and knocked: 8 frames in a row
    of the last third smeared by 7 px of motion), fed at 10 frames/s through
-   the live table session as ``tableref watch`` runs it: a 4-seat Marriage table (``--game desmoche``:
+   the live table session as ``tableref watch`` runs it (with the machine's settings from the
+   environment, ``TABLEREF_READING=quick`` too): a 4-seat Marriage table (``--game desmoche``:
    a Desmoche table, one pack) whose zones cover the picture. The cards of the table the session
    publishes at the end are scored; unread cards (a label not decided yet) and cards set aside (a
    label read more often than the game's packs hold it: the session shows them to the host and never
@@ -39,7 +40,8 @@ ranks only.
    when one of its labelled indices lies in its box (grown by 15 % and 4 px; the rank photos: its
    centre in a labelled card of its rank); a right card whose card another counted card already
    reads is **counted twice** (one card at two places, which a three-pack table counts as two: a
-   phantom card in a Marriage count, though no label is wrong).
+   phantom card in a Marriage count, though no label is wrong). "Said out of focus": the feeds at
+   whose end the camera status says the picture is out of focus (``TableSession.picture_soft``).
 """
 from __future__ import annotations
 
