@@ -301,7 +301,6 @@ def live_feed(pic: Picture, settings: ce.FeedSettings, seed: int, game: str = LI
     from collections import Counter
 
     from tableref.live.session import TableSession
-
     from tableref.vision.recognition import MachineSettings
 
     # the machine's settings as watch takes them from the environment (TABLEREF_READING=quick ...)

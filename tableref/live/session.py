@@ -912,7 +912,7 @@ class TableSession:
         if looks and obs.t < looks[-1][0]:
             looks.clear()
         if obs.cards or obs.unsure:
-            looks.append((obs.t, bool(getattr(obs, "soft", False))))
+            looks.append((obs.t, bool(obs.soft)))
         while looks and obs.t - looks[0][0] > SOFT_STATUS_SECONDS:
             looks.popleft()
 

@@ -129,13 +129,16 @@ function cardLabel(text) {
 // the host's correction of the card in the correction dialog (set where the live page has one)
 let sendCorrection = async () => {};
 
+// a card chip's classes: red for hearts and diamonds, and ``extra``
+function cardClass(text, extra) {
+  const suit = text.slice(-1);
+  return "card" + (suit === "H" || suit === "D" ? " red" : "") + (extra ? " " + extra : "");
+}
+
 function cardNode(card, trackId, extra, candidates) {
   const text = String(card || "?");
-  const suit = text.slice(-1);
-  const red = suit === "H" || suit === "D";
   const label = cardLabel(text);
-  const attrs = { class: "card" + (red ? " red" : "") + (extra ? " " + extra : ""), title: text,
-                  dataset: { card: text } };
+  const attrs = { class: cardClass(text, extra), title: text, dataset: { card: text } };
   if (trackId !== undefined && trackId !== null) attrs.dataset.trackId = String(trackId);
   if (HOST && trackId !== undefined && trackId !== null) {
     attrs.role = "button"; attrs.tabindex = "0";
@@ -442,8 +445,8 @@ function openCorrection(trackId, card, candidates) {
   if (offer) {
     offer.hidden = !cands.length;
     offer.replaceChildren(...(cands.length ? [el("span", { class: "hint" }, T("unread_which"))] : []),
-      ...cands.map((c) => el("button", { type: "button", class: "card" + ("HD".includes(c.slice(-1)) ? " red" : ""),
-                                          dataset: { card: c }, onclick: () => sendCorrection(c) }, cardLabel(c))));
+      ...cands.map((c) => el("button", { type: "button", class: cardClass(c), dataset: { card: c },
+                                          onclick: () => sendCorrection(c) }, cardLabel(c))));
   }
   d.showModal();
   $("#correct-card").focus();
