@@ -61,6 +61,20 @@ def test_a_folder_of_unreadable_images_says_so(tmp_path, capsys):
     assert "3 unreadable skipped" in out, out
 
 
+def test_a_folder_of_one_photo_says_a_live_table_needs_frames(tmp_path, capsys):
+    """A photo given to watch is one frame: the answer says why no card came, and what reads a photo."""
+    import cv2
+    import numpy as np
+
+    folder = tmp_path / "photo"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "table.jpg"), np.full((360, 640, 3), 90, np.uint8))
+    assert main(["watch", str(folder), "--no-progress"]) == 1
+    out = capsys.readouterr().out
+    assert "NOT DECIDED" in out and f"{folder} gave 1 picture, and a card counts once" in out, out
+    assert "tableref detect PHOTO" in out, out
+
+
 def test_a_camera_that_fails_leaves_no_opencv_noise():
     """OpenCV's and FFmpeg's own warnings stay off the terminal: watch says what went wrong itself."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENCV_")}
