@@ -75,6 +75,17 @@ def test_a_folder_of_one_photo_says_a_live_table_needs_frames(tmp_path, capsys):
     assert "tableref detect PHOTO" in out, out
 
 
+def test_a_single_photo_as_source_points_to_detect(tmp_path, capsys):
+    import cv2
+    import numpy as np
+
+    photo = tmp_path / "table.jpg"
+    cv2.imwrite(str(photo), np.full((360, 640, 3), 90, np.uint8))
+    err = _refused(capsys, ["watch", str(photo)])
+    assert f"SOURCE: {photo} is a single image: a live table is read from a video, a camera or a folder" in err, err
+    assert f"(to read a photo: tableref detect {photo})" in err, err
+
+
 def test_a_camera_that_fails_leaves_no_opencv_noise():
     """OpenCV's and FFmpeg's own warnings stay off the terminal: watch says what went wrong itself."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENCV_")}

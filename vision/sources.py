@@ -727,7 +727,8 @@ def open_source(spec: str, *, realtime: bool = True, size: tuple[int, int] | Non
         src = FolderSource(spec, fps=fps, realtime=realtime, **kw)
     elif os.path.isfile(spec):
         if spec.lower().endswith(IMAGE_EXTS):
-            raise SourceError(f"{spec} is a single image; put images in a folder to use them as a source")
+            raise SourceError(f"{spec} is a single image: a live table is read from a video, a camera or a "
+                              "folder of frames")
         src = CaptureSource(spec, spec, kind="video", live=False, realtime=realtime, loop=loop, **kw)
     else:
         raise SourceError(f"source not found: {spec!r} (not a camera number, file, folder or URL)")
