@@ -61,14 +61,19 @@ def test_a_folder_of_unreadable_images_says_so(tmp_path, capsys):
     assert "3 unreadable skipped" in out, out
 
 
-def test_a_folder_of_one_photo_says_a_live_table_needs_frames(tmp_path, capsys):
-    """A photo given to watch is one frame: the answer says why no card came, and what reads a photo."""
+def _photo(path: Path) -> Path:
+    """A plain grey 640x360 photo written at ``path``."""
     import cv2
     import numpy as np
 
-    folder = tmp_path / "photo"
-    folder.mkdir()
-    cv2.imwrite(str(folder / "table.jpg"), np.full((360, 640, 3), 90, np.uint8))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(path), np.full((360, 640, 3), 90, np.uint8))
+    return path
+
+
+def test_a_folder_of_one_photo_says_a_live_table_needs_frames(tmp_path, capsys):
+    """A photo given to watch is one frame: the answer says why no card came, and what reads a photo."""
+    folder = _photo(tmp_path / "photo" / "table.jpg").parent
     assert main(["watch", str(folder), "--no-progress"]) == 1
     out = capsys.readouterr().out
     assert "NOT DECIDED" in out and f"{folder} gave 1 picture, and a card counts once" in out, out
@@ -76,11 +81,7 @@ def test_a_folder_of_one_photo_says_a_live_table_needs_frames(tmp_path, capsys):
 
 
 def test_a_single_photo_as_source_points_to_detect(tmp_path, capsys):
-    import cv2
-    import numpy as np
-
-    photo = tmp_path / "table.jpg"
-    cv2.imwrite(str(photo), np.full((360, 640, 3), 90, np.uint8))
+    photo = _photo(tmp_path / "table.jpg")
     err = _refused(capsys, ["watch", str(photo)])
     assert f"SOURCE: {photo} is a single image: a live table is read from a video, a camera or a folder" in err, err
     assert f"(to read a photo: tableref detect {photo})" in err, err
