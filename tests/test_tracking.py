@@ -873,6 +873,28 @@ def test_a_second_box_on_followed_indices_is_a_look_at_them_not_a_new_card():
     assert "9D" not in three.evidence.support               # the box across two tells nothing of either
 
 
+def test_a_box_on_a_followed_index_missed_this_frame_is_a_look_at_it_not_a_new_card():
+    """The real fanned deal from a 640×360 camera, defocused (100 frames, seed 2): the QC's index,
+    followed from its index alone and read QS mostly, was missed in a frame where a taller box on it
+    (overlapping it by half) read QC; a card settled as QS does not take another label's box unless it
+    lies right on it, so that box was born a second card there, read QC since and the first QS: a QS
+    counted for the QC. A box on an index followed a moment ago is that index read again, never a new
+    card, and its reading counts against the card's."""
+    index, taller = (944.0, 280.0, 974.0, 310.0), (948.0, 282.0, 982.0, 326.0)
+    tr = TableTracker(default_zones(4, FRAME))
+    for k in range(60):
+        if k < 20 or k % 2:
+            cards = [DetectedCard("QS", 0.6, index, indices=[index])]
+        else:
+            cards = [DetectedCard("QC", 0.5, taller, indices=[taller])]
+        tr.update(obs(k / 10, cards))
+        if k == 19:
+            assert [c.card for c in tr.published.cards] == ["QS"]
+    assert len(tr.tracks) == 1
+    assert "QC" not in [c.card for c in tr.published.cards]
+    assert tr.tracks[0].evidence.support.get("QC", 0.0) > 0     # the box on it counted against it
+
+
 def test_an_index_alone_within_a_whole_cards_outline_but_off_its_corners_is_another_card():
     """A 640x360 camera's dim feed of the real fanned deal (100 frames, seed 0): the KS's index and the
     KD's above it were assembled into one card, whose outline reached over the 6S's index beside the

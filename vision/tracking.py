@@ -132,7 +132,10 @@ REREAD_MARGIN = 0.6
 OWN_INDEX_IOU = 0.5
 OWN_INDEX_SECONDS = 0.5
 # an index read alone where the indices of cards followed from their index alone and seen in the same
-# frame lie is those indices read a second time, never a new card: where one of them overlaps it
+# frame, or at most OWN_INDEX_SECONDS before, lie is those indices read again, never a new card (a
+# 640×360 camera's defocused feed missed the QC's index, read QS mostly, in a frame where a taller box
+# on it, overlapping it by half, read QC: born a second card there, it was read QC since, and the first
+# was counted QS): where one of them overlaps it
 # SAME_INDEX_IOU (the real fanned deal's dim feed read the 9C's index 9C in one box and, 3 px aside,
 # 9D in a second one overlapping it 0.45), or they cover COVERED_SHARE of its box together (a box
 # across the 9C's and the 3D's indices, read 9D, was born a card and then followed the 9C's index).
@@ -752,13 +755,15 @@ class TableTracker:
 
     def _same_index_look(self, d: DetectedCard, t: float) -> bool:
         """Whether ``d``, matched to no card, is an index alone lying over the indices of cards followed
-        from their index alone and seen in this frame (one of them overlapping it ``SAME_INDEX_IOU``,
-        or all of them covering ``COVERED_SHARE`` of it): a second box on those indices, read again,
-        never a new card. Where it lies on one of them, a label other than that card's counts in its
-        evidence, against it; a box across two indices tells nothing of either."""
+        from their index alone and seen at most ``OWN_INDEX_SECONDS`` ago (one of them overlapping it
+        ``SAME_INDEX_IOU``, or all of them covering ``COVERED_SHARE`` of it): a second box on those
+        indices, or a box on one of them missed in this frame, read again, never a new card. Where it
+        lies on one of them, a label other than that card's counts in its evidence, against it; a box
+        across two indices tells nothing of either."""
         if not self._is_partial(d):
             return False
-        seen = [tr for tr in self.tracks if tr.confirmed and tr.partial and tr.last_t == t and tr.det_box is not None]
+        seen = [tr for tr in self.tracks if tr.confirmed and tr.partial and tr.det_box is not None
+                and t - tr.last_t <= OWN_INDEX_SECONDS + 1e-9]
         if not seen:
             return False
         box = np.asarray(d.box, dtype=np.float64).reshape(1, 4)
