@@ -148,11 +148,11 @@ def test_the_plan_enlarges_small_indices_shrinks_large_ones_and_looks_again_wher
     assert _plan(tiling=False).second_views(1280, 720, full, np.full(5, 10.0, np.float32), sure) == []
 
 
-def test_a_count_table_falls_back_to_its_smaller_size_where_the_larger_takes_tiles_or_the_picture_is_coarse():
+def test_a_count_table_falls_back_to_its_smaller_size_where_the_larger_takes_tiles_or_the_picture_is_small():
     """A count's indices are read at 32 px where the enlarged frame is read in one piece (a real 720p
-    camera's table); where 32 px would take tiles (a rendered count's tiny indices) or the picture
-    lost its fine print (soft or small), at the fallback's 26 px, enlarged only where they come out
-    under its 22 px."""
+    camera's table), a soft one too (at 26 px the real fan's defocused 7H was read in one frame of 40);
+    where 32 px would take tiles (a rendered count's tiny indices) or the picture is small (under 720
+    lines), at the fallback's 26 px, enlarged only where they come out under its 22 px."""
     config = camera_preset(index_px_fallback=(22.0, 26.0), max_rect_pixels=2_200_000)
     plan = plan_mod.ScalePlan(config=config, band=plan_mod.IndexBand(28.0, 32.0, 60.0), imgsz=640, dynamic=True,
                               rect_stride=32)
@@ -161,8 +161,11 @@ def test_a_count_table_falls_back_to_its_smaller_size_where_the_larger_takes_til
     (one,) = plan.second_views(1280, 720, full, np.full(5, 16.0, np.float32), sure)
     assert one.scale == pytest.approx(0.5 * 32.0 / 16.0)
     (soft,) = plan.second_views(1280, 720, full, np.full(5, 16.0, np.float32), sure, coarse=True)
-    assert soft.scale == pytest.approx(0.5 * 26.0 / 16.0)
-    assert plan.second_views(1280, 720, full, np.full(5, 24.0, np.float32), sure, coarse=True) == []
+    assert soft.scale == pytest.approx(0.5 * 32.0 / 16.0)
+    small_full = plan.full_view(640, 360)
+    (small,) = plan.second_views(640, 360, small_full, np.full(5, 16.0, np.float32), sure, coarse=True)
+    assert small.scale == pytest.approx(small_full.scale * 26.0 / 16.0)
+    assert plan.second_views(640, 360, small_full, np.full(5, 24.0, np.float32), sure, coarse=True) == []
     tiles = plan.second_views(1280, 720, full, np.full(5, 8.0, np.float32), sure)    # 32 px: 4.7 M pixels
     assert len(tiles) > 1 and all(t.scale == pytest.approx(0.5 * 26.0 / 8.0) for t in tiles)
 

@@ -18,6 +18,7 @@ import numpy as np
 from tableref.vision.decoding import nms, suppressed_rivals
 from tableref.vision.recognition.presets import RecognizerConfig
 from tableref.vision.recognition.spec import ModelSpec
+from tableref.vision.twins import small_picture
 from tableref.vision.views import View, letterbox_view, tile_views
 
 # index heights (detector input px) the detector was trained on, when recognition.json does not say
@@ -92,7 +93,8 @@ class ScalePlan:
                      coarse: bool = False) -> list[View]:
         """After the full view found boxes of ``sizes`` (input px) and ``scores``: the views to read
         again (enlarged tiles or frame, shrunk frame), or none where the indices are read at its scale
-        (``coarse``: the picture lost its fine print, soft or small: see ``RecognizerConfig.index_px_fallback``)."""
+        (``coarse``: the picture lost its fine print, soft or small; a small one is read at
+        ``RecognizerConfig.index_px_fallback``)."""
         c, S = self.config, self.imgsz
         if not c.tiling:
             return []
@@ -111,7 +113,8 @@ class ScalePlan:
         med = float(np.median(ref))
         if med < self.band.min and full.scale < c.max_upscale:
             scale = min(c.max_upscale, full.scale * self.band.target / max(med, 1.0))
-            if c.index_px_fallback is not None and (coarse or not self._one_piece(w, h, scale)):
+            small = coarse and small_picture(w, h)
+            if c.index_px_fallback is not None and (small or not self._one_piece(w, h, scale)):
                 low, target = c.index_px_fallback
                 if med >= low:
                     return []

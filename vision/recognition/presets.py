@@ -71,9 +71,8 @@ class RecognizerConfig:
     index_px_target: float | None = None
     index_px_max: float | None = None
     # (min, target): where reading at index_px_target would take tiles (the enlarged frame over
-    # max_rect_pixels) or the picture lost its fine print (soft, or under 720 lines: vision.twins),
-    # the indices are read enlarged whenever they come out under min, to about target, instead
-    # (None: never)
+    # max_rect_pixels) or the picture is small (under 720 lines: vision.twins), the indices are read
+    # enlarged whenever they come out under min, to about target, instead (None: never)
     index_px_fallback: tuple[float, float] | None = None
     max_upscale: float = 2.0        # never enlarge the source more than this
     max_tiles: int = 24             # a bound on the work for huge photos
@@ -190,11 +189,11 @@ LIVE_VIDEO = dict(reuse_scale_frames=4, reuse_views=True, reuse_readings=True)
 # strips, 80 and more small indices, and no hurry): read at photo quality's 32 px where the enlarged
 # frame is read in one piece (a real 720p camera's table), else enlarged whenever its indices come
 # out under 22 px, to about 26 px. Enlarged to 32 px, a rendered count of 85 cards takes 15 tiles and
-# 250 ms a frame (26 px: 8 tiles, 140 ms) and its hands were published seconds late; a soft or small
-# frame is read at 26 px too (at 32 px the real fan's defocused 9C, read as the camera gave it, was
-# read 9S look after look and counted in 2 feeds of 10, and a 640x360 camera's clean and knocked
-# feeds counted a 6D for the 5D and an 8D for the 6D). At 32 px the real fan's clean and dim feeds
-# read 49-50 cards, the 3D's small index more often (26 px: 48-50)
+# 250 ms a frame (26 px: 8 tiles, 140 ms) and its hands were published seconds late; a small frame
+# (under 720 lines) is read at 26 px too (at 32 px a 640x360 camera's clean and knocked feeds counted
+# a 6D for the 5D and an 8D for the 6D). At 32 px the real fan's clean and dim feeds read 49-50
+# cards, the 3D's small index more often (26 px: 48-50), and its defocused feeds 46-47 (seeds 0-9,
+# none wrong; at 26 px 44-47: the 7H, read 7H in most frames at 32 px, was read in one frame of 40)
 COUNT_INDEX_PX = (22.0, 26.0)
 COUNT_TABLE = dict(index_px_min=PHOTO_INDEX_PX[0], index_px_target=PHOTO_INDEX_PX[1],
                    index_px_fallback=COUNT_INDEX_PX, max_rect_pixels=2_200_000)
