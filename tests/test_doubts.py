@@ -147,9 +147,9 @@ def test_a_label_read_unsurely_at_two_places_apart_is_two_cards_on_several_packs
 
 
 def test_a_table_of_several_packs_measures_how_soft_its_camera_is():
-    """The camera loop of several packs sharpens its frames for the detector alone (its classifier
-    reads them as they are), and measures their blur (kept for the frames that reuse the views) so
-    that a soft picture's twin readings are doubted."""
+    """The camera loop of several packs sharpens a soft frame for its detector and classifier, and
+    measures its blur (kept for the frames that reuse the views) so that a soft picture's twin
+    readings are doubted."""
     import cv2
 
     from tableref.vision.recognition import CardRecognizer, live_table_preset
@@ -160,7 +160,7 @@ def test_a_table_of_several_packs_measures_how_soft_its_camera_is():
         cv2.putText(sharp, "KS 10H 7C", (20 + 7 * k, 30 + 27 * k), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (20, 20, 20), 2)
     soft = cv2.GaussianBlur(sharp, (0, 0), 2.0)
     rec = CardRecognizer(config=live_table_preset(several_packs=True))
-    assert rec.config.unsoften_reads is False
+    assert rec.config.unsoften and rec.config.unsoften_reads
     assert rec.picture(sharp) is sharp and not is_soft(rec.last_blur)
     assert rec.picture(soft) is soft and not is_soft(rec.last_blur)      # kept from the frame before
     rec.memo.keep_blur((640, 360), float("nan"), 0)                       # the views measured anew

@@ -192,8 +192,8 @@ LIVE_VIDEO = dict(reuse_scale_frames=4, reuse_views=True, reuse_readings=True)
 # 250 ms a frame (26 px: 8 tiles, 140 ms) and its hands were published seconds late; a small frame
 # (under 720 lines) is read at 26 px too (at 32 px a 640x360 camera's clean and knocked feeds counted
 # a 6D for the 5D and an 8D for the 6D). At 32 px the real fan's clean and dim feeds read 49-50
-# cards, the 3D's small index more often (26 px: 48-50), and its defocused feeds 46-47 (seeds 0-9,
-# none wrong; at 26 px 44-47: the 7H, read 7H in most frames at 32 px, was read in one frame of 40)
+# cards, the 3D's small index more often (26 px: 48-50), and in its defocused feeds the 7H, read in
+# one frame of 40 at 26 px, in most frames at 32 px
 COUNT_INDEX_PX = (22.0, 26.0)
 COUNT_TABLE = dict(index_px_min=PHOTO_INDEX_PX[0], index_px_target=PHOTO_INDEX_PX[1],
                    index_px_fallback=COUNT_INDEX_PX, max_rect_pixels=2_200_000)
@@ -202,16 +202,14 @@ QUICK_COUNT_TABLE = dict(COUNT_TABLE, index_px_min=COUNT_INDEX_PX[0], index_px_t
                          index_px_fallback=None)
 
 
-# a live table of several packs (Marriage): identical cards may lie side by side, and its camera loop
-# sharpens a soft camera's frames for the detector alone: the classifier reads the frame as the camera
-# gave it (what it was trained on). Sharpened for both, the loop reads more of the real fanned deal's
-# defocused feeds (46-48 cards) but also reads the 9C beside the 3D as 9S 0.5-0.76 sure look after
-# look (3 feeds of 15): with one pack such a misread names a card lying elsewhere and is set aside,
-# with three packs nothing contradicts it. Sharpened for the detector alone, the 10H and 7H of the
-# tight fan are found (44-47 cards a feed over seeds 0-9, none wrong; read as they are: 41-46); enlarged to
-# photo quality's 32 px besides, the 9C read 9S came back (2 feeds of 10). The still table's
-# photo-quality looks (``camera_preset``) sharpen for both on every table.
-SEVERAL_PACKS_LIVE = dict(several_packs=True, unsoften_reads=False)
+# a live table of several packs (Marriage): identical cards may lie side by side. Its camera loop
+# sharpens a soft camera's frames for the detector and the classifier alike, as on one pack: read as
+# the camera gave them (the detector alone seeing them sharpened), the real fanned deal's defocused
+# feeds read 46-47 cards a feed (seeds 0-9), sharpened for both 46-48 (seeds 0-14, none wrong; 100
+# frames, seeds 0-4: 48 each), the 10C's index found and read. A soft 9C beside the 3D is still read
+# 9S in many looks, and 9D and 9C in others: the suit rule of ``vision.card_evidence`` keeps it
+# unread. The still table's photo-quality looks (``camera_preset``) sharpen for both on every table.
+SEVERAL_PACKS_LIVE = dict(several_packs=True)
 
 
 def camera_preset(*, quick: bool = False, **changes) -> RecognizerConfig:
