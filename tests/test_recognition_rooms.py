@@ -160,12 +160,10 @@ def test_a_count_table_falls_back_to_its_smaller_size_where_the_larger_takes_til
     sure = np.full(5, 0.9, np.float32)
     (one,) = plan.second_views(1280, 720, full, np.full(5, 16.0, np.float32), sure)
     assert one.scale == pytest.approx(0.5 * 32.0 / 16.0)
-    (soft,) = plan.second_views(1280, 720, full, np.full(5, 16.0, np.float32), sure, coarse=True)
-    assert soft.scale == pytest.approx(0.5 * 32.0 / 16.0)
     small_full = plan.full_view(640, 360)
-    (small,) = plan.second_views(640, 360, small_full, np.full(5, 16.0, np.float32), sure, coarse=True)
+    (small,) = plan.second_views(640, 360, small_full, np.full(5, 16.0, np.float32), sure)
     assert small.scale == pytest.approx(small_full.scale * 26.0 / 16.0)
-    assert plan.second_views(640, 360, small_full, np.full(5, 24.0, np.float32), sure, coarse=True) == []
+    assert plan.second_views(640, 360, small_full, np.full(5, 24.0, np.float32), sure) == []
     tiles = plan.second_views(1280, 720, full, np.full(5, 8.0, np.float32), sure)    # 32 px: 4.7 M pixels
     assert len(tiles) > 1 and all(t.scale == pytest.approx(0.5 * 26.0 / 8.0) for t in tiles)
 

@@ -52,6 +52,10 @@ class SourceError(ValueError):
     """A source spec that cannot be understood (message is for the user)."""
 
 
+class SingleImageError(SourceError):
+    """The source is one photo file: a live table is read from frames (``tableref detect`` reads a photo)."""
+
+
 @dataclass
 class SourceStatus:
     state: str                 # connecting, ok, reconnecting, stale, lost, ended or error
@@ -727,8 +731,8 @@ def open_source(spec: str, *, realtime: bool = True, size: tuple[int, int] | Non
         src = FolderSource(spec, fps=fps, realtime=realtime, **kw)
     elif os.path.isfile(spec):
         if spec.lower().endswith(IMAGE_EXTS):
-            raise SourceError(f"{spec} is a single image: a live table is read from a video, a camera or a "
-                              "folder of frames")
+            raise SingleImageError(f"{spec} is a single image: a live table is read from a video, a camera or a "
+                                   "folder of frames")
         src = CaptureSource(spec, spec, kind="video", live=False, realtime=realtime, loop=loop, **kw)
     else:
         raise SourceError(f"source not found: {spec!r} (not a camera number, file, folder or URL)")

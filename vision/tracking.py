@@ -107,6 +107,8 @@ from tableref.vision.zones import TableZones
 
 
 QUAD_KEEP_FRAMES = 3   # a covered card keeps an outline seen in at least this many frames
+# a new card is confirmed once matched in this many sharp frames (``TableTracker``'s ``min_hits``)
+MIN_HITS = 3
 # of a new card's ``min_hits`` frames, at least this many must be fresh looks (``DetectedCard.fresh``:
 # a still picture's reading can be kept for a frame or two, and one look alone confirms nothing)
 MIN_FRESH_HITS = 2
@@ -302,7 +304,7 @@ class TableTracker:
 
     def __init__(self, zones: TableZones, *,
                  stable_seconds: float = 0.6,
-                 min_hits: int = 3,
+                 min_hits: int = MIN_HITS,
                  min_seen_seconds: float = 0.15,
                  miss_seconds: float = 2.0,
                  tentative_miss_seconds: float = 0.5,

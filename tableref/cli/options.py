@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import errno
 import math
-import os
 import sys
 from pathlib import Path
 
@@ -65,15 +64,15 @@ def source_problem(spec: str) -> str | None:
     """Why the camera source ``spec`` names nothing usable (a missing file...), or None.
     'demo' and 'phone' are always there; a camera or a stream is tried when the table starts."""
     from tableref import demo
-    from tableref.vision.sources import IMAGE_EXTS, SourceError, open_source
+    from tableref.vision.sources import SingleImageError, SourceError, open_source
 
     if demo.is_demo(spec):
         return None
     try:
         open_source(spec, start=False)
+    except SingleImageError as exc:
+        return f"{exc} (to read a photo: tableref detect {spec})"
     except SourceError as exc:
-        if os.path.isfile(spec) and spec.lower().endswith(IMAGE_EXTS):
-            return f"{exc} (to read a photo: tableref detect {spec})"
         return str(exc)
     return None
 

@@ -25,9 +25,6 @@ from tableref.cli.options import fail, ledger_problem, named_option, seconds, so
 from tableref.games import GAME_NAMES, GAMES
 
 SEAT_HELP = ", ".join(f"{g.title} {g.seats[0]}-{g.seats[1]}" for g in GAMES.values())
-# a source that ended after fewer frames than this (a folder of one or two photos) is told that the
-# live table reads cards over several frames (vision.tracking.TableTracker's min_hits)
-FEW_FRAMES = 3
 
 
 def register(sub) -> None:
@@ -286,12 +283,14 @@ def _watch(service, args, finish) -> int:
     for line in recorded:
         print(line, file=sys.stderr, flush=True)
     if not session.results:
+        from tableref.vision.tracking import MIN_HITS      # a card counts once seen in this many frames
+
         cam = session.snapshot()["camera"]
         if session.frames_analysed == 0:
             why = f": no picture could be read from {session.source} ({cam.get('message', '')})"
         elif cam.get("status") not in ("ok", "ended"):
             why = f" (camera {cam['status']}: {cam['message']})"
-        elif session.frames_analysed < FEW_FRAMES:
+        elif session.frames_analysed < MIN_HITS:
             n = session.frames_analysed
             why = (f": {session.source} gave {n} picture{'s' if n != 1 else ''}, and a card counts once it was "
                    f"seen in several frames; give a video or a camera (to read a photo: tableref detect PHOTO)")

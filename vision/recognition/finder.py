@@ -61,7 +61,7 @@ class IndexFinder:
             boxes, scores, sizes = self.detect_views(frame, [full])
         self.memo.turned_size = None
         stats.passes.append(f"full@{full.scale:.3f}")
-        second = self.plan.second_views(w, h, full, sizes, scores, coarse=frame.coarse)
+        second = self.plan.second_views(w, h, full, sizes, scores)
         if not second:
             # the indices are read at the full view's scale: read it turned too
             return self._add_turned(frame, full, boxes, scores, turned)

@@ -89,12 +89,10 @@ class ScalePlan:
         """The whole frame letterboxed into the detector's input."""
         return letterbox_view(w, h, self.imgsz, rect_stride=self.rect_stride)
 
-    def second_views(self, w: int, h: int, full: View, sizes: np.ndarray, scores: np.ndarray,
-                     coarse: bool = False) -> list[View]:
+    def second_views(self, w: int, h: int, full: View, sizes: np.ndarray, scores: np.ndarray) -> list[View]:
         """After the full view found boxes of ``sizes`` (input px) and ``scores``: the views to read
         again (enlarged tiles or frame, shrunk frame), or none where the indices are read at its scale
-        (``coarse``: the picture lost its fine print, soft or small; a small one is read at
-        ``RecognizerConfig.index_px_fallback``)."""
+        (a small picture, under 720 lines, at ``RecognizerConfig.index_px_fallback``)."""
         c, S = self.config, self.imgsz
         if not c.tiling:
             return []
@@ -113,8 +111,7 @@ class ScalePlan:
         med = float(np.median(ref))
         if med < self.band.min and full.scale < c.max_upscale:
             scale = min(c.max_upscale, full.scale * self.band.target / max(med, 1.0))
-            small = coarse and small_picture(w, h)
-            if c.index_px_fallback is not None and (small or not self._one_piece(w, h, scale)):
+            if c.index_px_fallback is not None and (small_picture(w, h) or not self._one_piece(w, h, scale)):
                 low, target = c.index_px_fallback
                 if med >= low:
                     return []
