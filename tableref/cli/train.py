@@ -102,6 +102,9 @@ def register(subparsers) -> None:
     e.add_argument("--into", metavar="DIR",
                    help="classifier: write it into a copy of the models folder at DIR (made if missing) "
                         "instead of models/: a candidate to read with --models DIR")
+    e.add_argument("--with", dest="also", action="append", default=[], metavar="CHECKPOINT",
+                   help="classifier: another checkpoint of the same widths read beside --weights; the "
+                        "model gives the mean of their probabilities (repeat for more)")
     e.set_defaults(func=_export)
     v = tsub.add_parser("average", help="average the weights of two classifier checkpoints of one chain",
                         description="Write a classifier checkpoint whose weights are (1 - SHARE) of FIRST's and "
@@ -219,23 +222,33 @@ def _export(a) -> int:
     from tableref.training.classifier import RUNS, export_classifier, load_classifier
 
     w = Path(a.weights or RUNS / "classifier" / "best.pt")
-    if not w.exists():
-        print(f"error: checkpoint {w} not found", file=sys.stderr)
-        return 1
+    for c in (w, *map(Path, a.also)):
+        if not c.exists():
+            print(f"error: checkpoint {c} not found", file=sys.stderr)
+            return 1
     net = load_classifier(w)
-    if not a.into:
-        print(export_classifier(net.eval()))
-        return 0
+    also = [load_classifier(c).eval() for c in a.also]
+    try:
+        if not a.into:
+            print(export_classifier(net.eval(), also=also))
+            return 0
+        return _export_into(Path(a.into), net, also)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _export_into(into: Path, net, also) -> int:
+    """The classifier written into a copy of the models folder at ``into`` (a candidate)."""
     import shutil
 
-    from tableref.training.classifier import MODELS, onnx_name
+    from tableref.training.classifier import MODELS, export_classifier, onnx_name
 
-    into = Path(a.into)
     if into.resolve() == MODELS.resolve():
         print("error: --into names the models folder itself; leave --into out to export there", file=sys.stderr)
         return 2
     if not (into / "recognition.json").exists():
         shutil.copytree(MODELS, into, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("checkpoints", "__pycache__", "*.pt"))
-    print(export_classifier(net.eval(), into / onnx_name(net), record=False))
+    print(export_classifier(net.eval(), into / onnx_name(net), record=False, also=also))
     return 0

@@ -538,30 +538,38 @@ def onnx_name(net) -> str:
     return CLASSIFIER_ONNX if widths_of(net.state_dict()) == WIDTHS else CLASSIFIER_FAST_ONNX
 
 
-def export_classifier(net, out: Path | None = None, record: bool = True) -> Path:
+def export_classifier(net, out: Path | None = None, record: bool = True, also=()) -> Path:
     """Write the ONNX model (softmax included, dynamic batch) and record it in recognition.json.
 
     A full net becomes the classifier (``index_classifier.onnx``, "file"); a slimmer one the fast
     classifier a camera's frames are read with (``index_classifier_fast.onnx``, "fast_file"). Each
     export keeps the other's entry. ``record=False`` writes the file only (a candidate to try in a
-    copy of the models folder)."""
+    copy of the models folder). ``also``: more nets of the same widths read beside ``net``; the
+    model's probabilities are then the mean of theirs (an ensemble: where the nets disagree, neither
+    reading is sure)."""
     import torch
     from tableref.training.meta import load_meta, update_meta
 
     widths = widths_of(net.state_dict())
     fast = widths != WIDTHS
+    if any(widths_of(m.state_dict()) != widths for m in also):
+        raise ValueError("the nets of an ensemble must have the same widths")
 
     class WithSoftmax(torch.nn.Module):
-        def __init__(self, m):
+        def __init__(self, m, others):
             super().__init__()
             self.m = m
+            self.others = torch.nn.ModuleList(others)
 
         def forward(self, x):
-            return to_probs(self.m(x))
+            p = to_probs(self.m(x))
+            if not len(self.others):
+                return p
+            return torch.stack([p] + [to_probs(o(x)) for o in self.others]).mean(dim=0)
 
     MODELS.mkdir(exist_ok=True)
     out = out or (MODELS / onnx_name(net))
-    model = WithSoftmax(net).eval()
+    model = WithSoftmax(net, list(also)).eval()
     dummy = torch.zeros(2, 3, SIZE, SIZE)
     tmp = out.with_suffix(".tmp.onnx")
     torch.onnx.export(model, dummy, str(tmp), input_names=["images"], output_names=["probs"],
