@@ -11,7 +11,7 @@ pytest.importorskip("onnx")
 from tableref.cli import main  # noqa: E402
 from tableref.training.classifier import MODELS  # noqa: E402
 
-CHECKPOINT = MODELS / "checkpoints" / "classifier_cls_c1_best.pt"
+CHECKPOINT = MODELS / "checkpoints" / "classifier_cls_m2_best.pt"
 
 
 def _sha(path) -> str:
@@ -83,3 +83,36 @@ def test_two_checkpoints_are_averaged_by_a_share_of_each(tmp_path, capsys):
     assert main(["train", "average", str(pa), str(tmp_path / "none.pt"), "--out", str(tmp_path / "x.pt")]) == 1
     assert "not found" in capsys.readouterr().err
     assert not (tmp_path / "x.pt").exists()
+
+
+def test_an_ensemble_reads_the_mean_of_its_nets_probabilities(tmp_path, capsys):
+    import numpy as np
+    import onnxruntime as ort
+    import torch
+
+    from tableref.training.classifier import build_net, to_probs
+
+    def save(net, path):
+        torch.save({"model": net.state_dict(), "opt": {}, "epochs": 1}, path)
+        return path
+
+    torch.manual_seed(1)
+    a, b = build_net(head="spatial").eval(), build_net(head="pool").eval()
+    pa, pb = save(a, tmp_path / "a.pt"), save(b, tmp_path / "b.pt")
+    out = tmp_path / "candidate"
+    assert main(["train", "export", "classifier", "--weights", str(pa), "--with", str(pb), "--into", str(out)]) == 0
+    x = torch.rand(3, 3, 64, 64)
+    with torch.no_grad():
+        want = ((to_probs(a(x)) + to_probs(b(x))) / 2).numpy()
+    got = ort.InferenceSession(str(out / "index_classifier.onnx")).run(None, {"images": x.numpy()})[0]
+    assert got.shape == (3, 53) and np.allclose(got, want, atol=1e-5)
+    assert np.allclose(got.sum(axis=1), 1.0, atol=1e-5)
+    # a member of other widths, or one that is not there: a clear error, nothing written over
+    slim = save(build_net(head="spatial", widths=(12, 16, 24, 32, 48, 64)), tmp_path / "slim.pt")
+    capsys.readouterr()
+    assert main(["train", "export", "classifier", "--weights", str(pa), "--with", str(slim),
+                 "--into", str(tmp_path / "x")]) == 2
+    assert "same widths" in capsys.readouterr().err
+    assert main(["train", "export", "classifier", "--weights", str(pa), "--with", str(tmp_path / "gone.pt"),
+                 "--into", str(tmp_path / "y")]) == 1
+    assert "gone.pt" in capsys.readouterr().err
