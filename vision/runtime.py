@@ -242,7 +242,7 @@ def classifier_bf16(wanted: str, backend: str, models_dir: Path, classifier: Pat
     if not bf16_native():
         return False, "float32 (no native bfloat16 here)" if openvino_available() else "float32 (OpenVINO not installed)"
     if CLASSIFIER_BF16 not in validated_backends(models_dir, [classifier]):
-        return False, "float32 (bfloat16 not found to read this classifier as float32 does: scripts/validate_backend.py --classifier-bf16)"
+        return False, "float32 (bfloat16 not checked, or not passed, on this classifier: scripts/validate_backend.py --classifier-bf16)"
     faster, timed = bf16_pays(Path(classifier), threads, other)
     if not faster:
         return False, f"float32 (bfloat16 measured no faster on this processor: {timed})"
