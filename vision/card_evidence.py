@@ -166,7 +166,9 @@ class CardEvidence:
         for lab, sup in self.support.items():
             if lab == best:
                 continue
-            if (need * clear.get(lab, 0.0) > mine_clear or need * sup > mine_support
+            # a doubted label's clear looks do not count for it, but still against the others (a clear
+            # 9S beside a real 9S may be a misread of this card, and it says this card is no 9D)
+            if (need * self.clear.get(lab, 0.0) > mine_clear or need * sup > mine_support
                     or need * self.seen.get(lab, 0.0) > mine_seen):
                 return ""
         # a position read as many things (a box half on the neighbouring index of a tight fan) is
