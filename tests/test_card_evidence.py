@@ -285,21 +285,20 @@ def test_a_doubted_label_read_clearly_still_speaks_against_the_label_of_its_plac
     look after look, 9D 0.35 and 9S 0.45 once each, 9S doubted because the real 9S lies elsewhere.
     The 9S look counts for no 9S, but it still says this card is no 9D: the card stays unread."""
     nine_spades = looks(*[("9S", 0.8)] * 6)
-    nine = CardEvidence()
-    nine.doubt_twin(nine_spades, "9S")
-    for k in range(20):
-        nine.add("9D", 0.22 + 0.01 * (k % 5))
-        if k == 6:
-            nine.add("9D", 0.36)
-        if k == 12:
-            nine.add("9S", 0.45)
+
+    def nine_club(clear_spade_look: bool) -> CardEvidence:
+        nine = CardEvidence()
+        nine.doubt_twin(nine_spades, "9S")
+        for k in range(20):
+            nine.add("9D", 0.22 + 0.01 * (k % 5))
+            if k == 6:
+                nine.add("9D", 0.36)
+            if k == 12 and clear_spade_look:
+                nine.add("9S", 0.45)
+        return nine
+
+    nine = nine_club(clear_spade_look=True)
     assert nine.label == ""
     assert nine.candidates()[:2] == ["9S", "9D"]
     # without the clear 9S look, the one clear 9D look and its many unsure ones decide it
-    alone = CardEvidence()
-    alone.doubt_twin(nine_spades, "9S")
-    for k in range(20):
-        alone.add("9D", 0.22 + 0.01 * (k % 5))
-        if k == 6:
-            alone.add("9D", 0.36)
-    assert alone.label == "9D"
+    assert nine_club(clear_spade_look=False).label == "9D"
